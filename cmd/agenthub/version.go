@@ -1,0 +1,19 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agenthub/agenthub/internal/version"
+)
+
+func init() {
+	register(command{name: "version", summary: "print the agenthub version", run: func(ctx context.Context, e *env, args []string) error {
+		fs := newFlagSet(e, "version", "version", "agenthub version")
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, version.Version)
+		return nil
+	}})
+}

@@ -1,0 +1,57 @@
+// Package parser turns one model reply into a ReAct decision.
+//
+// It understands two protocols: the text protocol (Thought / Action /
+// Action Input / Final Answer labels) and a JSON variant. Parse is pure: it
+// performs no I/O, touches no globals and runs in time and memory linear in
+// the length of the reply.
+package parser
+
+// Kind says what a reply asks the agent to do.
+type Kind string
+
+// The kinds of Decision.
+const (
+	// KindAction asks the agent to run one tool call.
+	KindAction Kind = "action"
+	// KindFinal ends the run with a final answer.
+	KindFinal Kind = "final"
+	// KindGiveUp ends the run because the model declined to go on.
+	KindGiveUp Kind = "give_up"
+)
+
+// Decision is what one model reply asks the agent to do.
+type Decision struct {
+	// Kind is the type of decision.
+	Kind Kind `json:"kind"`
+	// Thought is the model's reasoning before its decision (trimmed).
+	Thought string `json:"thought,omitempty"`
+	// Action is the tool name as the model wrote it, cleaned of decoration;
+	// set when Kind is KindAction.
+	Action string `json:"action,omitempty"`
+	// ActionInput is the raw tool input, exactly as the tool will receive it.
+	ActionInput string `json:"action_input,omitempty"`
+	// FinalAnswer is the answer text; set when Kind is KindFinal.
+	FinalAnswer string `json:"final_answer,omitempty"`
+	// GiveUp is the reason the model gave; set when Kind is KindGiveUp.
+	GiveUp string `json:"reason,omitempty"`
+	// ExtraActionsIgnored counts the actions after the first one, which
+	// are not run (one tool call per model call).
+	ExtraActionsIgnored int `json:"extra_actions_ignored,omitempty"`
+	// Discarded is the text the model wrote after its own decision (for
+	// example a hallucinated Observation), dropped from the decision.
+	Discarded string `json:"discarded,omitempty"`
+}
+
+// Protocol selects the reply format Parse expects.
+type Protocol string
+
+// The protocols Parse understands.
+const (
+	// Auto picks JSON when the trimmed reply (after unwrapping a code
+	// fence) starts with '{', the text protocol otherwise.
+	Auto Protocol = "auto"
+	// Text is the ReAct label protocol.
+	Text Protocol = "text"
+	// JSON is the JSON object protocol.
+	JSON Protocol = "json"
+)
