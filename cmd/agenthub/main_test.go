@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run this package's main as the "agenthub"
+// command inside the txtar scripts of testdata/.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"agenthub": func() {
+			e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+			os.Exit(run(context.Background(), e, os.Args[1:]))
+		},
+	})
+}
+
+// TestScripts runs every testdata/*.txtar script: each subcommand's happy
+// path and main errors, asserting stdout, stderr and exit code.
+func TestScripts(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata",
+		Setup: func(env *testscript.Env) error {
+			// Scripts can reach the repository's fixtures through $REPO.
+			env.Setenv("REPO", wd+"/../..")
+			return nil
+		},
+	})
+}
