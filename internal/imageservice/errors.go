@@ -1,0 +1,83 @@
+package imageservice
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// Stable error codes carried in every error body. Clients branch on the
+// code, never on the message.
+const (
+	// CodeInvalidWidth (400): width missing, not an integer, or outside 1..MaxWidth.
+	CodeInvalidWidth = "invalid_width"
+	// CodeMissingImage (400): no non-empty file field "image", or the body is not multipart/form-data.
+	CodeMissingImage = "missing_image"
+	// CodeInvalidRequest (400): the multipart body is malformed or has two "image" parts.
+	CodeInvalidRequest = "invalid_request"
+	// CodeUnsupportedFormat (415): the image is neither JPEG nor PNG (judged by content, not name).
+	CodeUnsupportedFormat = "unsupported_format"
+	// CodePayloadTooLarge (413): the body exceeds MaxBodyBytes.
+	CodePayloadTooLarge = "payload_too_large"
+	// CodeImageTooLarge (422): the source or the target exceeds MaxSourcePixels.
+	CodeImageTooLarge = "image_too_large"
+	// CodeCorruptImage (400): the image header or data does not decode.
+	CodeCorruptImage = "corrupt_image"
+	// CodeBusy (503, with Retry-After): MaxConcurrent requests are already running.
+	CodeBusy = "busy"
+	// CodeTimeout (503): the request ran past Timeout.
+	CodeTimeout = "timeout"
+	// CodeMethodNotAllowed (405, with Allow): wrong HTTP method for the path.
+	CodeMethodNotAllowed = "method_not_allowed"
+	// CodeNotFound (404): no such path.
+	CodeNotFound = "not_found"
+	// CodeInternal (500): a bug; the message never holds a stack trace.
+	CodeInternal = "internal"
+)
+
+// ErrorResponse is the JSON body of every error answer:
+// {"error":{"code":"invalid_width","message":"resize: ..."}}.
+type ErrorResponse struct {
+	// Error holds the code and the human-readable message.
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the inside of ErrorResponse.
+type ErrorDetail struct {
+	// Code is one of the Code* constants.
+	Code string `json:"code"`
+	// Message is a lowercase sentence starting with the operation.
+	Message string `json:"message"`
+}
+
+// apiError is an answer the handler gives instead of an image.
+type apiError struct {
+	status     int
+	code       string
+	message    string
+	retryAfter int // seconds; 0 means no Retry-After header
+}
+
+func (e *apiError) Error() string { return e.message }
+
+func newError(status int, code, message string) *apiError {
+	return &apiError{status: status, code: code, message: message}
+}
+
+// writeError writes e as a JSON error body with its status and headers.
+func writeError(w http.ResponseWriter, e *apiError) {
+	body, err := json.Marshal(ErrorResponse{Error: ErrorDetail{Code: e.code, Message: e.message}})
+	if err != nil { // cannot happen: two strings
+		body = []byte(`{"error":{"code":"internal","message":"encode error body"}}`)
+	}
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	w.WriteHeader(e.status)
+	_, _ = w.Write(body)
+}
