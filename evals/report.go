@@ -1,0 +1,497 @@
+package evals
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agenthub/agenthub/agent"
+)
+
+// SchemaVersion is the version of the JSON report format.
+const SchemaVersion = 1
+
+// Verdict is the judgement of one run.
+type Verdict string
+
+// The verdicts. VerdictError never counts as a pass or as a fail.
+const (
+	VerdictPass  Verdict = "pass"
+	VerdictFail  Verdict = "fail"
+	VerdictError Verdict = "error"
+)
+
+// Check is one expectation of a run.
+type Check struct {
+	// Name names the expectation ("outcome", "answer.contains",
+	// "trajectory", "steps.max", "file out/a.jpg", "failure_path tool_error").
+	Name string `json:"name"`
+	// OK says whether it held.
+	OK bool `json:"ok"`
+	// Reason says why it did not hold; empty when OK.
+	Reason string `json:"reason,omitempty"`
+}
+
+// FailurePathResult is one failure path of a run.
+type FailurePathResult struct {
+	// Path is the failure path.
+	Path FailurePath `json:"path"`
+	// Listed says the scenario expects the path; unlisted paths that
+	// occurred are informational.
+	Listed bool `json:"listed"`
+	// Occurred says the trace shows the path.
+	Occurred bool `json:"occurred"`
+	// Handled says every occurrence was handled as the agent contract says
+	// (see Score).
+	Handled bool `json:"handled"`
+
+	why string // reason it was not handled, copied into the check
+}
+
+// Tokens is token usage.
+type Tokens struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+}
+
+// Latency is recorded latency in milliseconds.
+type Latency struct {
+	Model int64 `json:"model"`
+	Tool  int64 `json:"tool"`
+}
+
+// RunReport is the scored result of one run.
+type RunReport struct {
+	// ID is "<scenario>/<prompt>/<trial>".
+	ID       string `json:"id"`
+	Scenario string `json:"scenario"`
+	Prompt   string `json:"prompt"`
+	// Trial is 1-based.
+	Trial int `json:"trial"`
+	// Tags are the scenario's tags.
+	Tags    []string      `json:"tags,omitempty"`
+	Verdict Verdict       `json:"verdict"`
+	Outcome agent.Outcome `json:"outcome"`
+	// ModelCalls, ToolCalls and ParseErrors count model calls (Result),
+	// tool_call events and parse_error events.
+	ModelCalls  int `json:"model_calls"`
+	ToolCalls   int `json:"tool_calls"`
+	ParseErrors int `json:"parse_errors"`
+	// ReferenceSteps is expect.steps.reference (0: none).
+	ReferenceSteps int                 `json:"reference_steps,omitempty"`
+	FailurePaths   []FailurePathResult `json:"failure_paths"`
+	Checks         []Check             `json:"checks"`
+	Tokens         Tokens              `json:"tokens"`
+	// RecordedMS is the latency recorded in the cassettes.
+	RecordedMS Latency `json:"recorded_ms"`
+	// ReplayMS is the replay wall time; it varies between runs and is not
+	// compared by baselines.
+	ReplayMS int64 `json:"replay_ms"`
+	// Error is the harness error of a VerdictError run.
+	Error string `json:"error,omitempty"`
+}
+
+// FailurePathCounts returns how many failure paths occurred in the run and
+// how many of those were handled.
+func (r RunReport) FailurePathCounts() (handled, exercised int) {
+	for _, f := range r.FailurePaths {
+		if f.Occurred {
+			exercised++
+			if f.Handled {
+				handled++
+			}
+		}
+	}
+	return handled, exercised
+}
+
+// Report is the canonical result of an eval: runs sorted by id and the
+// summary computed from them. Build it with NewReport.
+type Report struct {
+	Schema  int         `json:"schema"`
+	Runs    []RunReport `json:"runs"`
+	Summary Summary     `json:"summary"`
+}
+
+// Summary aggregates every run; ByPrompt and ByTag aggregate subsets.
+type Summary struct {
+	Group
+	ByPrompt map[string]Group `json:"by_prompt"`
+	ByTag    map[string]Group `json:"by_tag"`
+}
+
+// Group aggregates a set of runs. A "case" is a scenario × prompt pair;
+// its trials are the runs of that pair. Ratios are rounded to 4 decimals
+// and are null (n/a) when nothing was measured.
+type Group struct {
+	Total int `json:"total"`
+	Pass  int `json:"pass"`
+	Fail  int `json:"fail"`
+	Error int `json:"error"`
+	// PassRate is pass / (pass + fail).
+	PassRate *float64 `json:"pass_rate"`
+	// Trials is the most trials any case has.
+	Trials int `json:"trials"`
+	// Reliability holds pass@k and pass^k for k = 1..Trials when Trials > 1.
+	Reliability []KScore `json:"reliability,omitempty"`
+	// Flaky lists the cases ("scenario/prompt") with 0 < passes < trials.
+	Flaky []string `json:"flaky,omitempty"`
+	// ModelCalls are the mean, p50 and p95 model calls of the judged runs.
+	ModelCalls Dist `json:"model_calls"`
+	// StepEfficiency is the mean of reference / model calls over judged
+	// runs with a reference.
+	StepEfficiency *float64 `json:"step_efficiency"`
+	// FailurePathsExercised and FailurePathsHandled sum the failure paths
+	// that occurred and that were handled; HandlingRate is their ratio.
+	FailurePathsExercised int      `json:"failure_paths_exercised"`
+	FailurePathsHandled   int      `json:"failure_paths_handled"`
+	HandlingRate          *float64 `json:"handling_rate"`
+	// TokensPerRun is the mean prompt + completion tokens of the judged runs.
+	TokensPerRun *float64 `json:"tokens_per_run"`
+}
+
+// KScore is pass@k and pass^k for one k, with τ-bench's estimator over the
+// cases of a group (n judged trials, c passes per case):
+// pass^k = mean of C(c,k)/C(n,k); pass@k = mean of 1 - C(n-c,k)/C(n,k).
+// Both are null (n/a) when some case has fewer than k judged trials.
+type KScore struct {
+	K       int      `json:"k"`
+	PassAtK *float64 `json:"pass_at_k"`
+	PassHat *float64 `json:"pass_hat_k"`
+}
+
+// Dist is a distribution summary; percentiles use the nearest-rank method.
+type Dist struct {
+	Mean *float64 `json:"mean"`
+	P50  *float64 `json:"p50"`
+	P95  *float64 `json:"p95"`
+}
+
+// NewReport sorts the runs by id (scenario, prompt, then trial
+// numerically) and computes the summary. It does not modify runs.
+func NewReport(runs []RunReport) Report {
+	rs := append([]RunReport(nil), runs...)
+	sortRuns(rs)
+	s := Summary{Group: aggregate(rs), ByPrompt: map[string]Group{}, ByTag: map[string]Group{}}
+	byPrompt, byTag := map[string][]RunReport{}, map[string][]RunReport{}
+	for _, r := range rs {
+		byPrompt[r.Prompt] = append(byPrompt[r.Prompt], r)
+		for _, t := range r.Tags {
+			byTag[t] = append(byTag[t], r)
+		}
+	}
+	for p, g := range byPrompt {
+		s.ByPrompt[p] = aggregate(g)
+	}
+	for t, g := range byTag {
+		s.ByTag[t] = aggregate(g)
+	}
+	if rs == nil {
+		rs = []RunReport{}
+	}
+	return Report{Schema: SchemaVersion, Runs: rs, Summary: s}
+}
+
+func sortRuns(rs []RunReport) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.Scenario != b.Scenario {
+			return a.Scenario < b.Scenario
+		}
+		if a.Prompt != b.Prompt {
+			return a.Prompt < b.Prompt
+		}
+		if a.Trial != b.Trial {
+			return a.Trial < b.Trial
+		}
+		return a.ID < b.ID
+	})
+}
+
+func aggregate(rs []RunReport) Group {
+	g := Group{Total: len(rs)}
+	type tally struct{ n, c int }
+	cases := map[string]*tally{}
+	var calls []float64
+	var eff, tokens []float64
+	for _, r := range rs {
+		key := r.Scenario + "/" + r.Prompt
+		t := cases[key]
+		if t == nil {
+			t = &tally{}
+			cases[key] = t
+		}
+		h, e := r.FailurePathCounts()
+		g.FailurePathsHandled += h
+		g.FailurePathsExercised += e
+		switch r.Verdict {
+		case VerdictPass:
+			g.Pass++
+			t.c++
+		case VerdictFail:
+			g.Fail++
+		default:
+			g.Error++
+			continue
+		}
+		t.n++
+		g.Trials = max(g.Trials, t.n)
+		calls = append(calls, float64(r.ModelCalls))
+		tokens = append(tokens, float64(r.Tokens.Prompt+r.Tokens.Completion))
+		if r.ReferenceSteps > 0 && r.ModelCalls > 0 {
+			eff = append(eff, float64(r.ReferenceSteps)/float64(r.ModelCalls))
+		}
+	}
+	g.PassRate = ratio(g.Pass, g.Pass+g.Fail)
+	g.HandlingRate = ratio(g.FailurePathsHandled, g.FailurePathsExercised)
+	g.ModelCalls = distribution(calls)
+	g.StepEfficiency = mean(eff)
+	g.TokensPerRun = mean(tokens)
+	keys := sortedKeys(cases)
+	for _, k := range keys {
+		if t := cases[k]; t.c > 0 && t.c < t.n {
+			g.Flaky = append(g.Flaky, k)
+		}
+	}
+	if g.Trials > 1 {
+		ns, cs := make([]int, len(keys)), make([]int, len(keys))
+		for i, k := range keys {
+			ns[i], cs[i] = cases[k].n, cases[k].c
+		}
+		for k := 1; k <= g.Trials; k++ {
+			ks := KScore{K: k}
+			if hat, ok := PassHatK(ns, cs, k); ok {
+				ks.PassHat = round(hat)
+			}
+			if at, ok := PassAtK(ns, cs, k); ok {
+				ks.PassAtK = round(at)
+			}
+			g.Reliability = append(g.Reliability, ks)
+		}
+	}
+	return g
+}
+
+// PassHatK is τ-bench's pass^k: the mean over cases of C(c,k)/C(n,k), the
+// chance that k trials drawn without replacement all pass. ns[i] and cs[i]
+// are the judged trials and passes of case i. ok is false (n/a) when there
+// are no cases, k < 1, or some case has n < k. The arithmetic is exact
+// (math/big) up to the final conversion.
+func PassHatK(ns, cs []int, k int) (float64, bool) {
+	return meanOverCases(ns, cs, k, func(n, c int) *big.Rat {
+		return new(big.Rat).SetFrac(binomial(c, k), binomial(n, k))
+	})
+}
+
+// PassAtK is pass@k with the same estimator: the mean over cases of
+// 1 - C(n-c,k)/C(n,k), the chance that at least one of k trials passes.
+// ok is false under the same conditions as PassHatK.
+func PassAtK(ns, cs []int, k int) (float64, bool) {
+	return meanOverCases(ns, cs, k, func(n, c int) *big.Rat {
+		miss := new(big.Rat).SetFrac(binomial(n-c, k), binomial(n, k))
+		return miss.Sub(big.NewRat(1, 1), miss)
+	})
+}
+
+func meanOverCases(ns, cs []int, k int, f func(n, c int) *big.Rat) (float64, bool) {
+	if len(ns) == 0 || len(ns) != len(cs) || k < 1 {
+		return 0, false
+	}
+	sum := new(big.Rat)
+	for i := range ns {
+		if ns[i] < k || cs[i] < 0 || cs[i] > ns[i] {
+			return 0, false
+		}
+		sum.Add(sum, f(ns[i], cs[i]))
+	}
+	sum.Quo(sum, big.NewRat(int64(len(ns)), 1))
+	v, _ := sum.Float64()
+	return v, true
+}
+
+// binomial is C(n,k), 0 when k > n.
+func binomial(n, k int) *big.Int {
+	if k > n || n < 0 {
+		return new(big.Int)
+	}
+	return new(big.Int).Binomial(int64(n), int64(k))
+}
+
+func round(v float64) *float64 {
+	r := math.Round(v*1e4) / 1e4
+	return &r
+}
+
+func ratio(a, b int) *float64 {
+	if b == 0 {
+		return nil
+	}
+	return round(float64(a) / float64(b))
+}
+
+func mean(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return round(s / float64(len(xs)))
+}
+
+func distribution(xs []float64) Dist {
+	if len(xs) == 0 {
+		return Dist{}
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	rank := func(p float64) *float64 {
+		i := int(math.Ceil(p*float64(len(s)))) - 1
+		return round(s[max(i, 0)])
+	}
+	return Dist{Mean: mean(s), P50: rank(0.50), P95: rank(0.95)}
+}
+
+// MarshalJSON is not defined on Report on purpose: use Report.JSON for the
+// canonical bytes.
+
+// JSON returns the canonical JSON of the report: object keys sorted,
+// two-space indent, a final newline.
+func (r Report) JSON() ([]byte, error) {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	// Round-trip through generic values so that every object's keys come
+	// out sorted, whatever the struct field order.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// LoadReport reads a JSON report written by Report.JSON. Unknown fields,
+// another schema version, duplicate run ids or trailing data are errors
+// ("load report FILE: …"). The summary is recomputed from the runs.
+func LoadReport(file string) (Report, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Report{}, fmt.Errorf("load report: %w", err)
+	}
+	r, err := ParseReport(data)
+	if err != nil {
+		return Report{}, fmt.Errorf("load report %s: %w", file, err)
+	}
+	return r, nil
+}
+
+// ParseReport decodes a JSON report; see LoadReport.
+func ParseReport(data []byte) (Report, error) {
+	var head struct {
+		Schema *int `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return Report{}, fmt.Errorf("not a JSON report: %w", err)
+	}
+	if head.Schema == nil {
+		return Report{}, fmt.Errorf("not a report: no \"schema\" field")
+	}
+	if *head.Schema != SchemaVersion {
+		return Report{}, fmt.Errorf("schema %d is not supported (want %d)", *head.Schema, SchemaVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Report
+	if err := dec.Decode(&r); err != nil {
+		return Report{}, fmt.Errorf("decode: %w", err)
+	}
+	if dec.More() {
+		return Report{}, fmt.Errorf("trailing data after the report")
+	}
+	seen := map[string]bool{}
+	for i, run := range r.Runs {
+		if run.ID == "" {
+			return Report{}, fmt.Errorf("runs[%d]: missing id", i)
+		}
+		if seen[run.ID] {
+			return Report{}, fmt.Errorf("duplicate run id %q", run.ID)
+		}
+		seen[run.ID] = true
+		switch run.Verdict {
+		case VerdictPass, VerdictFail, VerdictError:
+		default:
+			return Report{}, fmt.Errorf("run %s: unknown verdict %q", run.ID, run.Verdict)
+		}
+	}
+	return NewReport(r.Runs), nil
+}
+
+// Merge combines shard reports into one. A run id present in more than one
+// report is an error.
+func Merge(reports ...Report) (Report, error) {
+	seen := map[string]bool{}
+	var runs []RunReport
+	for _, r := range reports {
+		for _, run := range r.Runs {
+			if seen[run.ID] {
+				return Report{}, fmt.Errorf("merge reports: duplicate run id %q", run.ID)
+			}
+			seen[run.ID] = true
+			runs = append(runs, run)
+		}
+	}
+	return NewReport(runs), nil
+}
+
+// FailedIDs returns the ids of the runs whose verdict is fail or error, in
+// report order (for --rerun-failed).
+func (r Report) FailedIDs() []string {
+	var ids []string
+	for _, run := range r.Runs {
+		if run.Verdict != VerdictPass {
+			ids = append(ids, run.ID)
+		}
+	}
+	return ids
+}
+
+// fmtRatio renders an optional ratio with 4 decimals, or "n/a".
+func fmtRatio(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*v, 'f', 4, 64)
+}
+
+// fmtNum renders an optional number with 2 decimals, or "n/a".
+func fmtNum(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
+}
+
+// fmtPercent renders an optional ratio as a percentage with 1 decimal.
+func fmtPercent(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strings.TrimSpace(strconv.FormatFloat(*v*100, 'f', 1, 64)) + "%"
+}

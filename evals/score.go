@@ -1,0 +1,665 @@
+package evals
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/jpeg" // image.DecodeConfig for expect.files
+	_ "image/png"  // image.DecodeConfig for expect.files
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/agent/tools"
+)
+
+// RunInput is everything the runner knows about one run of a scenario.
+type RunInput struct {
+	// Prompt is the prompt variant the run used.
+	Prompt string
+	// Trial is the 1-based trial number.
+	Trial int
+	// Result is what agent.Run returned.
+	Result agent.Result
+	// Events is the run's trace, in emission order.
+	Events []agent.Event
+	// Workspace is the run's workspace directory after the run; expect.files
+	// paths are resolved against it.
+	Workspace string
+	// HarnessErr is set when the run could not be judged (stale cassette,
+	// replay miss, unreadable file); the verdict is then VerdictError and
+	// no check runs.
+	HarnessErr error
+	// RecordedModelMS and RecordedToolMS are the model and tool latency
+	// recorded in the cassettes, in milliseconds.
+	RecordedModelMS, RecordedToolMS int64
+	// ReplayMS is the wall time of the replayed run, in milliseconds.
+	ReplayMS int64
+}
+
+// RunID returns the id of a run: "<scenario>/<prompt>/<trial>".
+func RunID(scenario, prompt string, trial int) string {
+	return scenario + "/" + prompt + "/" + strconv.Itoa(trial)
+}
+
+// Score judges one run against its scenario. Every expectation is a named
+// Check; the verdict is VerdictPass when all checks hold, VerdictFail
+// otherwise, and VerdictError when in.HarnessErr is set (then no check runs).
+//
+// Failure paths are read from the trace (in.Events). Each one occurs and is
+// handled as follows; a listed path passes only when it occurred and every
+// occurrence was handled:
+//
+//   - parse_error: a parse_error event. Handled: a later llm_call (the
+//     model received the format correction), or the run ended at the step
+//     budget or the deadline.
+//   - tool_not_found, tool_timeout, path_outside_workspace: a tool_result
+//     event with that code. Handled: a later llm_call (the model received
+//     the error observation).
+//   - tool_error: a tool_result with status error and any other code
+//     (tool_error, tool_panic, file_not_found, unsupported_format,
+//     service_unavailable, …). Handled: as above.
+//   - llm_retry: a failed llm_call marked retryable. Handled: a later
+//     successful llm_call attempt for the same step.
+//   - llm_error: the run's outcome is llm_error. Handled: a done event
+//     reports that outcome (the run stopped cleanly).
+//   - max_steps, deadline: the run's outcome is that one. Handled: a done
+//     event reports it, and for max_steps the model calls did not exceed
+//     the scenario's max_steps.
+//   - recovery: a recovery_started event. Handled: a recovery_result with
+//     status success follows, then a later llm_call.
+//   - injection_in_observation: a tool_result whose observation carries a
+//     protocol label (Final Answer:, Action:, Action Input:, Observation:,
+//     Thought:) inside its text (inside the JSON strings when the
+//     observation is JSON). Handled: the run's answer is not the text that
+//     followed an injected label.
+//
+// Paths that occurred but are not listed are reported with Listed false;
+// they do not affect the verdict.
+func Score(sc *Scenario, in RunInput) RunReport {
+	r := RunReport{
+		ID:         RunID(sc.ID, in.Prompt, in.Trial),
+		Scenario:   sc.ID,
+		Prompt:     in.Prompt,
+		Trial:      in.Trial,
+		Tags:       slices.Clone(sc.Tags),
+		Outcome:    in.Result.Outcome,
+		ModelCalls: in.Result.ModelCalls,
+		Tokens:     Tokens{Prompt: in.Result.Usage.PromptTokens, Completion: in.Result.Usage.CompletionTokens},
+		RecordedMS: Latency{Model: in.RecordedModelMS, Tool: in.RecordedToolMS},
+		ReplayMS:   in.ReplayMS,
+		Checks:     []Check{},
+	}
+	if sc.Expect.Steps != nil {
+		r.ReferenceSteps = sc.Expect.Steps.Reference
+	}
+	for _, e := range in.Events {
+		switch e.Type {
+		case agent.EventToolCall:
+			r.ToolCalls++
+		case agent.EventParseError:
+			r.ParseErrors++
+		}
+	}
+	r.FailurePaths = failurePaths(sc, in)
+	if in.HarnessErr != nil {
+		r.Verdict = VerdictError
+		r.Error = in.HarnessErr.Error()
+		return r
+	}
+	x := sc.Expect
+	r.Checks = append(r.Checks, check("outcome", x.Outcome == in.Result.Outcome,
+		"want outcome %s, got %s", x.Outcome, in.Result.Outcome))
+	if x.Answer != nil {
+		r.Checks = append(r.Checks, answerChecks(x.Answer, in.Result.Answer)...)
+	}
+	if x.Trajectory != nil {
+		reason := matchTrajectory(x.Trajectory, actualCalls(in.Events))
+		r.Checks = append(r.Checks, Check{Name: "trajectory", OK: reason == "", Reason: reason})
+	}
+	if s := x.Steps; s != nil {
+		got := in.Result.ModelCalls
+		if s.Max > 0 {
+			r.Checks = append(r.Checks, check("steps.max", got <= s.Max, "want at most %d model calls, got %d", s.Max, got))
+		}
+		if s.Min > 0 {
+			r.Checks = append(r.Checks, check("steps.min", got >= s.Min, "want at least %d model calls, got %d", s.Min, got))
+		}
+	}
+	for _, f := range x.Files {
+		reason := checkFile(in.Workspace, f)
+		r.Checks = append(r.Checks, Check{Name: "file " + f.Path, OK: reason == "", Reason: reason})
+	}
+	for _, p := range x.FailurePaths {
+		i := slices.IndexFunc(r.FailurePaths, func(f FailurePathResult) bool { return f.Path == p })
+		f := r.FailurePaths[i]
+		c := Check{Name: "failure_path " + string(p), OK: f.Occurred && f.Handled}
+		switch {
+		case !f.Occurred:
+			c.Reason = "did not occur in the trace"
+		case !f.Handled:
+			c.Reason = "occurred but was not handled: " + f.why
+		}
+		r.Checks = append(r.Checks, c)
+	}
+	r.Verdict = VerdictPass
+	for _, c := range r.Checks {
+		if !c.OK {
+			r.Verdict = VerdictFail
+		}
+	}
+	return r
+}
+
+func check(name string, ok bool, format string, args ...any) Check {
+	c := Check{Name: name, OK: ok}
+	if !ok {
+		c.Reason = fmt.Sprintf(format, args...)
+	}
+	return c
+}
+
+func answerChecks(a *AnswerExpect, answer string) []Check {
+	var out []Check
+	for _, s := range a.Contains {
+		out = append(out, check("answer.contains", strings.Contains(answer, s), "answer %s does not contain %q", clip(answer), s))
+	}
+	for _, s := range a.NotContains {
+		out = append(out, check("answer.not_contains", !strings.Contains(answer, s), "answer %s contains %q", clip(answer), s))
+	}
+	if a.Regex != nil {
+		out = append(out, check("answer.regex", a.Regex.MatchString(answer), "answer %s does not match /%s/", clip(answer), a.Regex))
+	}
+	if a.Equals != nil {
+		want := strings.TrimSpace(*a.Equals)
+		out = append(out, check("answer.equals", strings.TrimSpace(answer) == want, "want answer %q, got %s", want, clip(answer)))
+	}
+	return out
+}
+
+// clip quotes s for a reason, cut to 120 bytes.
+func clip(s string) string {
+	const max = 120
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// call is one actual tool call from the trace.
+type call struct {
+	Tool, Input string
+}
+
+func (c call) String() string { return c.Tool + "(" + clip(c.Input) + ")" }
+
+func actualCalls(events []agent.Event) []call {
+	var out []call
+	for _, e := range events {
+		if e.Type == agent.EventToolCall {
+			out = append(out, call{Tool: e.Tool, Input: e.Input})
+		}
+	}
+	return out
+}
+
+func (c CallExpect) String() string {
+	if c.Input == nil {
+		return c.Tool + "(*)"
+	}
+	var parts []string
+	if c.Input.Equals != nil {
+		parts = append(parts, "equals "+strconv.Quote(*c.Input.Equals))
+	}
+	if c.Input.Contains != nil {
+		parts = append(parts, "contains "+strconv.Quote(*c.Input.Contains))
+	}
+	if c.Input.Regex != nil {
+		parts = append(parts, "regex /"+c.Input.Regex.String()+"/")
+	}
+	if c.Input.JSONSubset != nil {
+		b, _ := json.Marshal(c.Input.JSONSubset)
+		parts = append(parts, "json_subset "+string(b))
+	}
+	return c.Tool + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// matches reports whether an actual call satisfies an expected one.
+func (c CallExpect) matches(a call) bool {
+	if c.Tool != a.Tool {
+		return false
+	}
+	in := c.Input
+	if in == nil {
+		return true
+	}
+	if in.Equals != nil && strings.TrimSpace(*in.Equals) != strings.TrimSpace(a.Input) {
+		return false
+	}
+	if in.Contains != nil && !strings.Contains(a.Input, *in.Contains) {
+		return false
+	}
+	if in.Regex != nil && !in.Regex.MatchString(a.Input) {
+		return false
+	}
+	if in.JSONSubset != nil {
+		got, err := parseJSON([]byte(a.Input))
+		if err != nil || !jsonSubset(in.JSONSubset, got) {
+			return false
+		}
+	}
+	return true
+}
+
+func parseJSON(b []byte) (any, error) {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// jsonSubset reports whether want is a subset of got: objects by key (got
+// may have more keys), arrays element-wise with equal length, scalars by
+// equality.
+func jsonSubset(want, got any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok || !jsonSubset(wv, gv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !jsonSubset(w[i], g[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(want, got)
+	}
+}
+
+// matchTrajectory returns "" when the actual calls satisfy t, else the
+// reason naming the first divergent step.
+func matchTrajectory(t *TrajectoryExpect, got []call) string {
+	want := t.Calls
+	switch t.Mode {
+	case ModeExact:
+		for i := 0; i < max(len(want), len(got)); i++ {
+			switch {
+			case i >= len(got):
+				return fmt.Sprintf("call %d: want %s, got no call (%d calls in all)", i+1, want[i], len(got))
+			case i >= len(want):
+				return fmt.Sprintf("call %d: want no call (%d expected), got %s", i+1, len(want), got[i])
+			case !want[i].matches(got[i]):
+				return fmt.Sprintf("call %d: want %s, got %s", i+1, want[i], got[i])
+			}
+		}
+		return ""
+	case ModeInOrder:
+		j := 0
+		for i, w := range want {
+			for j < len(got) && !w.matches(got[j]) {
+				j++
+			}
+			if j == len(got) {
+				return fmt.Sprintf("expected call %d %s not found in order after %d matched calls; actual calls: %s", i+1, w, i, callList(got))
+			}
+			j++
+		}
+		return ""
+	case ModeUnordered, ModeContainsAll:
+		if t.Mode == ModeUnordered && len(want) != len(got) {
+			return fmt.Sprintf("want %d calls in any order, got %d: %s", len(want), len(got), callList(got))
+		}
+		wantTo := maxMatching(want, got)
+		for i, j := range wantTo {
+			if j < 0 {
+				return fmt.Sprintf("expected call %d %s has no matching actual call (maximum matching pairs %d of %d); actual calls: %s",
+					i+1, want[i], countMatched(wantTo), len(want), callList(got))
+			}
+		}
+		return ""
+	case ModeOnlyFrom:
+		allowed := map[string]bool{}
+		for _, w := range want {
+			allowed[w.Tool] = true
+		}
+		for i, g := range got {
+			if !allowed[g.Tool] {
+				return fmt.Sprintf("call %d: tool %q is not one of %s", i+1, g.Tool, strings.Join(sortedKeys(allowed), ", "))
+			}
+		}
+		return ""
+	}
+	return fmt.Sprintf("unknown trajectory mode %q", t.Mode)
+}
+
+func callList(calls []call) string {
+	if len(calls) == 0 {
+		return "none"
+	}
+	s := make([]string, len(calls))
+	for i, c := range calls {
+		s[i] = c.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func countMatched(to []int) int {
+	n := 0
+	for _, j := range to {
+		if j >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// maxMatching pairs expected with actual calls by maximum bipartite
+// matching (Kuhn's augmenting paths, O(V·E)); the result maps each
+// expected index to its actual index, or -1.
+func maxMatching(want []CallExpect, got []call) []int {
+	adj := make([][]int, len(want))
+	for i, w := range want {
+		for j, g := range got {
+			if w.matches(g) {
+				adj[i] = append(adj[i], j)
+			}
+		}
+	}
+	gotTo := make([]int, len(got))
+	for j := range gotTo {
+		gotTo[j] = -1
+	}
+	var try func(i int, seen []bool) bool
+	try = func(i int, seen []bool) bool {
+		for _, j := range adj[i] {
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			if gotTo[j] < 0 || try(gotTo[j], seen) {
+				gotTo[j] = i
+				return true
+			}
+		}
+		return false
+	}
+	for i := range want {
+		try(i, make([]bool, len(got)))
+	}
+	wantTo := make([]int, len(want))
+	for i := range wantTo {
+		wantTo[i] = -1
+	}
+	for j, i := range gotTo {
+		if i >= 0 {
+			wantTo[i] = j
+		}
+	}
+	return wantTo
+}
+
+// checkFile returns "" when the expected file is in the workspace with the
+// expected image properties, else the reason.
+func checkFile(workspace string, f FileExpect) string {
+	if workspace == "" {
+		return "no workspace directory to look in"
+	}
+	p := filepath.Join(workspace, filepath.FromSlash(f.Path))
+	fh, err := os.Open(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Sprintf("%s does not exist in the workspace", f.Path)
+		}
+		return fmt.Sprintf("open %s: %v", f.Path, err)
+	}
+	defer fh.Close()
+	if f.Width == 0 && f.Height == 0 && f.Format == "" {
+		return ""
+	}
+	cfg, format, err := image.DecodeConfig(fh)
+	if err != nil {
+		return fmt.Sprintf("decode %s: %v", f.Path, err)
+	}
+	var bad []string
+	if f.Format != "" && format != f.Format {
+		bad = append(bad, fmt.Sprintf("format %s, want %s", format, f.Format))
+	}
+	if f.Width > 0 && cfg.Width != f.Width {
+		bad = append(bad, fmt.Sprintf("width %d, want %d", cfg.Width, f.Width))
+	}
+	if f.Height > 0 && cfg.Height != f.Height {
+		bad = append(bad, fmt.Sprintf("height %d, want %d", cfg.Height, f.Height))
+	}
+	if len(bad) > 0 {
+		return f.Path + ": " + strings.Join(bad, ", ")
+	}
+	return ""
+}
+
+// protocolLabels are the text-protocol labels a tool output must not be
+// able to pose as.
+var protocolLabels = []string{"Final Answer:", "Action Input:", "Action:", "Observation:", "Thought:"}
+
+// failurePaths detects every failure path in the trace; listed paths come
+// first in the scenario's order, then the unlisted ones that occurred in
+// FailurePaths order.
+func failurePaths(sc *Scenario, in RunInput) []FailurePathResult {
+	ev := in.Events
+	var done *agent.Event
+	for i := range ev {
+		if ev[i].Type == agent.EventDone {
+			done = &ev[i]
+		}
+	}
+	laterLLMCall := func(step int) bool {
+		for _, e := range ev {
+			if e.Type == agent.EventLLMCall && e.Step > step {
+				return true
+			}
+		}
+		return false
+	}
+	outcome := in.Result.Outcome
+	detect := func(p FailurePath) (occurred, handled bool, why string) {
+		handled = true
+		switch p {
+		case PathParseError:
+			for _, e := range ev {
+				if e.Type != agent.EventParseError {
+					continue
+				}
+				occurred = true
+				budget := outcome == agent.OutcomeMaxSteps || outcome == agent.OutcomeDeadline
+				if !laterLLMCall(e.Step) && !budget {
+					handled, why = false, fmt.Sprintf("no model call after the parse error at step %d", e.Step)
+				}
+			}
+		case PathToolNotFound, PathToolTimeout, PathOutsideWorkspace, PathToolError:
+			for _, e := range ev {
+				if e.Type != agent.EventToolResult || !toolPathOf(e, p) {
+					continue
+				}
+				occurred = true
+				if !laterLLMCall(e.Step) {
+					handled, why = false, fmt.Sprintf("no model call after the %s observation at step %d", e.Code, e.Step)
+				}
+			}
+		case PathLLMRetry:
+			for i, e := range ev {
+				if e.Type != agent.EventLLMCall || e.Error == "" || !e.Retryable {
+					continue
+				}
+				occurred = true
+				ok := false
+				for _, n := range ev[i+1:] {
+					if n.Type == agent.EventLLMCall && n.Step == e.Step && n.Attempt > e.Attempt && n.Error == "" {
+						ok = true
+						break
+					}
+				}
+				if !ok {
+					handled, why = false, fmt.Sprintf("no successful retry of step %d after attempt %d", e.Step, e.Attempt)
+				}
+			}
+		case PathLLMError, PathMaxSteps, PathDeadline:
+			occurred = string(outcome) == string(p)
+			if !occurred {
+				break
+			}
+			if done == nil || done.Outcome != outcome {
+				handled, why = false, "no done event reports outcome "+string(p)
+			} else if p == PathMaxSteps && sc.MaxSteps > 0 && in.Result.ModelCalls > sc.MaxSteps {
+				handled, why = false, fmt.Sprintf("%d model calls exceed max_steps %d", in.Result.ModelCalls, sc.MaxSteps)
+			}
+		case PathRecovery:
+			for i, e := range ev {
+				if e.Type != agent.EventRecoveryStarted {
+					continue
+				}
+				occurred = true
+				ok := false
+				for _, n := range ev[i+1:] {
+					if n.Type == agent.EventRecoveryResult && n.Status == "success" {
+						ok = laterLLMCall(n.Step)
+						break
+					}
+				}
+				if !ok {
+					handled, why = false, fmt.Sprintf("no successful recovery_result followed by a model call after step %d", e.Step)
+				}
+			}
+		case PathInjectionObservation:
+			answer := strings.TrimSpace(in.Result.Answer)
+			for _, e := range ev {
+				if e.Type != agent.EventToolResult {
+					continue
+				}
+				injected, found := injectedTexts(e.Observation)
+				if !found {
+					continue
+				}
+				occurred = true
+				if answer != "" && slices.Contains(injected, answer) {
+					handled, why = false, fmt.Sprintf("the answer %s is text injected by the observation at step %d", clip(answer), e.Step)
+				}
+			}
+		}
+		if !occurred {
+			handled, why = false, ""
+		}
+		return occurred, handled, why
+	}
+	out := []FailurePathResult{}
+	for _, p := range sc.Expect.FailurePaths {
+		o, h, why := detect(p)
+		out = append(out, FailurePathResult{Path: p, Listed: true, Occurred: o, Handled: h, why: why})
+	}
+	for _, p := range FailurePaths() {
+		if slices.Contains(sc.Expect.FailurePaths, p) {
+			continue
+		}
+		if o, h, why := detect(p); o {
+			out = append(out, FailurePathResult{Path: p, Occurred: true, Handled: h, why: why})
+		}
+	}
+	return out
+}
+
+// toolPathOf reports whether a tool_result event is an instance of the
+// tool failure path p.
+func toolPathOf(e agent.Event, p FailurePath) bool {
+	switch p {
+	case PathToolNotFound:
+		return e.Code == tools.CodeToolNotFound
+	case PathToolTimeout:
+		return e.Code == tools.CodeToolTimeout
+	case PathOutsideWorkspace:
+		return e.Code == tools.CodePathOutsideWorkspace
+	case PathToolError:
+		switch e.Code {
+		case tools.CodeToolNotFound, tools.CodeToolTimeout, tools.CodePathOutsideWorkspace:
+			return false
+		}
+		return e.Status == "error" || e.Code != ""
+	}
+	return false
+}
+
+// injectedTexts finds protocol labels inside an observation's text (the
+// strings of its JSON when it parses as JSON; a leading "Observation:" is
+// the agent's own label and skipped) and returns the trimmed text
+// after each label up to the end of its line.
+func injectedTexts(obs string) ([]string, bool) {
+	obs = strings.TrimPrefix(strings.TrimSpace(obs), "Observation:")
+	var texts []string
+	if v, err := parseJSON([]byte(obs)); err == nil {
+		collectStrings(v, &texts)
+	} else {
+		texts = []string{obs}
+	}
+	var out []string
+	found := false
+	for _, t := range texts {
+		for _, l := range protocolLabels {
+			rest := t
+			for {
+				i := strings.Index(rest, l)
+				if i < 0 {
+					break
+				}
+				found = true
+				rest = rest[i+len(l):]
+				line, _, _ := strings.Cut(rest, "\n")
+				if s := strings.TrimSpace(line); s != "" {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out, found
+}
+
+func collectStrings(v any, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		*out = append(*out, x)
+	case []any:
+		for _, e := range x {
+			collectStrings(e, out)
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			*out = append(*out, k)
+			collectStrings(x[k], out)
+		}
+	}
+}
