@@ -41,3 +41,64 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("parse reply: %s: %s", e.Code, e.Message)
 }
+
+// textFormat is the text-protocol format shown in every text error message.
+const textFormat = `Reply in exactly this format, to use one tool:
+Thought: <your reasoning>
+Action: <one tool name>
+Action Input: <the input for that tool>
+or, when you know the answer:
+Thought: <your reasoning>
+Final Answer: <your answer>`
+
+// jsonFormat is the JSON-protocol format shown in JSON error messages.
+const jsonFormat = `Reply with exactly one JSON object, to use one tool:
+{"thought": "<your reasoning>", "action": "<one tool name>", "action_input": <the input for that tool>}
+or, when you know the answer:
+{"thought": "<your reasoning>", "final_answer": "<your answer>"}`
+
+func errEmptyReply(json bool) *Error {
+	format := textFormat
+	if json {
+		format = jsonFormat
+	}
+	return &Error{Code: CodeEmptyReply, Message: "your reply was empty. " + format}
+}
+
+func errMissingAction() *Error {
+	return &Error{Code: CodeMissingAction,
+		Message: `your reply has no "Action:" line and no "Final Answer:" line. ` + textFormat}
+}
+
+func errInputWithoutAction(line int) *Error {
+	return &Error{Code: CodeMissingAction, Line: line,
+		Message: `"Action Input:" without an "Action:" line before it. ` + textFormat}
+}
+
+func errEmptyActionName(line int) *Error {
+	return &Error{Code: CodeMissingAction, Line: line,
+		Message: `"Action:" without a tool name. ` + textFormat}
+}
+
+func errMissingActionInput(action string, line int) *Error {
+	return &Error{Code: CodeMissingActionInput, Line: line,
+		Message: fmt.Sprintf("Action %q has no \"Action Input:\" line. Put the input on the line right after the action "+
+			"(write \"Action Input:\" with nothing after it when the tool takes no input):\nAction: %s\nAction Input: <the input for %s>",
+			action, action, action)}
+}
+
+func errNoAction(line int) *Error {
+	return &Error{Code: CodeNoAction, Line: line,
+		Message: `your "Action:" names no tool and there is no "Final Answer:". ` + textFormat}
+}
+
+func errEmptyFinalAnswer(line int) *Error {
+	return &Error{Code: CodeEmptyFinalAnswer, Line: line,
+		Message: `your "Final Answer:" is empty: write the answer after the label, on the same line or the lines below it:
+Thought: <your reasoning>
+Final Answer: <your answer>`}
+}
+
+func errJSON(code Code, line int, problem string) *Error {
+	return &Error{Code: code, Line: line, Message: problem + ". " + jsonFormat}
+}

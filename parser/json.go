@@ -1,0 +1,175 @@
+package parser
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Key aliases of the JSON protocol, in order of preference.
+var (
+	actionKeys  = []string{"action", "name", "tool", "tool_name"}
+	inputKeys   = []string{"action_input", "args", "arguments", "input", "parameters", "tool_input"}
+	thoughtKeys = []string{"thought", "thoughts"}
+	finalKeys   = []string{"final_answer", "answer", "final"}
+)
+
+// object is a decoded JSON object: lower-cased key to raw value, the first
+// occurrence of a key winning.
+type object map[string]json.RawMessage
+
+// decodeObject decodes the JSON object text.
+func decodeObject(text string) (object, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("not an object")
+	}
+	o := object{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		key = strings.ToLower(key)
+		if _, dup := o[key]; !dup {
+			o[key] = raw
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// get returns the raw value of the first key present.
+func (o object) get(keys []string) (json.RawMessage, bool) {
+	for _, k := range keys {
+		if raw, ok := o[k]; ok {
+			return raw, true
+		}
+	}
+	return nil, false
+}
+
+// text returns a value as text: a string decoded, null as "", anything
+// else as its compact JSON.
+func text(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return ""
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// parseJSON parses the JSON protocol: the first JSON object in the region,
+// bare, fenced or with prose around it.
+func parseJSON(r region) (Decision, error) {
+	s := r.s
+	i := strings.IndexByte(s[r.a:r.b], '{')
+	if i < 0 {
+		return Decision{}, errJSON(CodeInvalidJSON, 0, "your reply has no JSON object")
+	}
+	i += r.a
+	line := lineAt(s, i)
+	end := balancedEnd(s[:r.b], i)
+	if end < 0 {
+		return Decision{}, errJSON(CodeInvalidJSON, line, "the JSON object that starts on this line is not closed")
+	}
+	o, err := decodeObject(s[i:end])
+	if err != nil {
+		return Decision{}, errJSON(CodeInvalidJSON, line, "your JSON object is invalid ("+err.Error()+")")
+	}
+
+	var d Decision
+	if raw, ok := o.get(thoughtKeys); ok {
+		d.Thought = trim(text(raw))
+	}
+	if r.think != "" {
+		d.Thought = strings.TrimSpace(r.think + "\n" + d.Thought)
+	}
+
+	actionRaw, hasAction := o.get(actionKeys)
+	inputRaw, hasInput := o.get(inputKeys)
+	if hasAction {
+		if nested, err := decodeObject(string(actionRaw)); err == nil {
+			// {"action": {"name": "search", "args": {...}}}
+			actionRaw, hasAction = nested.get(actionKeys)
+			if in, ok := nested.get(inputKeys); ok {
+				inputRaw, hasInput = in, true
+			}
+		}
+	}
+	name := ""
+	if hasAction {
+		name = cleanName(text(actionRaw))
+	}
+	finalRaw, hasFinal := o.get(finalKeys)
+	final := ""
+	if hasFinal {
+		final = trim(text(finalRaw))
+	}
+
+	switch {
+	case name != "" && !isNoneName(name):
+		if !hasInput {
+			return Decision{}, errJSON(CodeMissingActionInput, line,
+				fmt.Sprintf("action %q has no \"action_input\" (use {} when the tool takes no input)", name))
+		}
+		d.Kind, d.Action, d.ActionInput = KindAction, name, cutObservation(text(inputRaw))
+		return d, nil
+	case final != "":
+		d.Kind, d.FinalAnswer = KindFinal, final
+		return d, nil
+	}
+	if reason, ok := giveUp(o); ok {
+		d.Kind, d.GiveUp = KindGiveUp, reason
+		return d, nil
+	}
+	switch {
+	case hasFinal:
+		return Decision{}, errJSON(CodeEmptyFinalAnswer, line, `your "final_answer" is empty`)
+	case name != "":
+		return Decision{}, errJSON(CodeNoAction, line, fmt.Sprintf("action %q names no tool and there is no \"final_answer\"", name))
+	}
+	return Decision{}, errJSON(CodeMissingAction, line, `your JSON object has no "action" and no "final_answer"`)
+}
+
+// giveUp reads the "give_up" field: a non-empty string is the reason; true
+// takes the reason from a "reason" field.
+func giveUp(o object) (string, bool) {
+	raw, ok := o["give_up"]
+	if !ok {
+		return "", false
+	}
+	switch v := strings.TrimSpace(string(raw)); {
+	case v == "true":
+		if r, ok := o["reason"]; ok {
+			return trim(text(r)), true
+		}
+		return "", true
+	case v == "false" || v == "null":
+		return "", false
+	}
+	reason := trim(text(raw))
+	return reason, reason != ""
+}

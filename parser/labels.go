@@ -1,0 +1,264 @@
+package parser
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// label is one of the text-protocol labels.
+type label int
+
+const (
+	labelNone label = iota
+	labelThought
+	labelAction
+	labelInput
+	labelFinal
+	labelObservation
+)
+
+// labelWords lists the label words; "Action Input" and "Final Answer" come
+// before "Action" so that the longer word wins.
+var labelWords = [...]struct {
+	words []string
+	label label
+}{
+	{[]string{"action", "input"}, labelInput},
+	{[]string{"final", "answer"}, labelFinal},
+	{[]string{"action"}, labelAction},
+	{[]string{"thoughts"}, labelThought},
+	{[]string{"thought"}, labelThought},
+	{[]string{"observation"}, labelObservation},
+}
+
+// isInvisible reports whether r is a character that is normalised away for
+// label detection: whitespace that models and editors sprinkle around labels
+// (NBSP, ideographic space) and zero-width characters (including the BOM).
+func isInvisible(r rune) bool {
+	switch r {
+	case ' ', '\t', '\r', '\v', '\f',
+		'\u00a0', '\u3000', '\u2002', '\u2003', '\u2009', '\u202f',
+		'\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
+		return true
+	}
+	return false
+}
+
+// isDecoration reports whether b is markdown decoration allowed around a
+// label: emphasis, headings, list markers and block quotes.
+func isDecoration(b byte) bool {
+	switch b {
+	case '*', '_', '#', '-', '+', '>':
+		return true
+	}
+	return false
+}
+
+// skipInvisible returns the index of the first byte at or after i that is not
+// an invisible character.
+func skipInvisible(s string, i int) int {
+	for i < len(s) {
+		if s[i] < utf8.RuneSelf {
+			switch s[i] {
+			case ' ', '\t', '\r', '\v', '\f':
+				i++
+				continue
+			}
+			return i
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isInvisible(r) {
+			return i
+		}
+		i += n
+	}
+	return i
+}
+
+// skipDecorated skips invisible characters and decoration bytes.
+func skipDecorated(s string, i int) int {
+	for {
+		j := skipInvisible(s, i)
+		for j < len(s) && isDecoration(s[j]) {
+			j++
+		}
+		if j == i {
+			return i
+		}
+		i = j
+	}
+}
+
+// lower returns the ASCII lower case of b.
+func lower(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// hasWordPrefix reports whether s[i:] starts with word (ASCII, any case).
+func hasWordPrefix(s string, i int, word string) bool {
+	if len(s)-i < len(word) {
+		return false
+	}
+	for k := 0; k < len(word); k++ {
+		if lower(s[i+k]) != word[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIIAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}
+
+// matchWords matches the label words at s[i:], separated by spaces,
+// underscores, hyphens or nothing, and returns the index after them.
+func matchWords(s string, i int, words []string) (int, bool) {
+	for k, w := range words {
+		if k > 0 {
+			for i < len(s) && (s[i] == ' ' || s[i] == '_' || s[i] == '-') {
+				i++
+			}
+		}
+		if !hasWordPrefix(s, i, w) {
+			return 0, false
+		}
+		i += len(w)
+	}
+	if i < len(s) && isASCIIAlnum(s[i]) {
+		return 0, false // "Actions", "Actionable", "Thoughtful"
+	}
+	return i, true
+}
+
+// detectLabel reports whether line is a label line and, if so, which label
+// and the byte offset in line where its value starts (len(line) for a line
+// holding only the label). See rule 1 in the package documentation.
+func detectLabel(line string) (label, int) {
+	i := skipDecorated(line, 0)
+	if i == len(line) {
+		return labelNone, 0
+	}
+	for _, lw := range labelWords {
+		j, ok := matchWords(line, i, lw.words)
+		if !ok {
+			continue
+		}
+		// An optional step number: "Action 2:", "Thought 1:".
+		k := skipInvisible(line, j)
+		if k < len(line) && '0' <= line[k] && line[k] <= '9' {
+			for k < len(line) && '0' <= line[k] && line[k] <= '9' {
+				k++
+			}
+			j = k
+		}
+		k = skipDecorated(line, j)
+		switch {
+		case k == len(line):
+			return lw.label, len(line) // the label word alone
+		case line[k] == ':':
+			k++
+		case strings.HasPrefix(line[k:], "："):
+			k += len("：")
+		default:
+			return labelNone, 0
+		}
+		return lw.label, skipClosingEmphasis(line, k, strings.ContainsAny(line[:i], "*_"))
+	}
+	return labelNone, 0
+}
+
+// isObservationResidue reports whether line is what a stop sequence leaves
+// of an Observation label: "Obs", "Observ", "Observation:" with no value.
+func isObservationResidue(line string) bool {
+	i := skipDecorated(line, 0)
+	j := i
+	for j < len(line) && isASCIIAlnum(line[j]) {
+		j++
+	}
+	if j-i < 3 || j-i > len("observation") || !hasWordPrefix("observation", 0, asciiLower(line[i:j])) {
+		return false
+	}
+	k := skipDecorated(line, j)
+	if k < len(line) && line[k] == ':' {
+		k++
+	} else if strings.HasPrefix(line[k:], "：") {
+		k += len("：")
+	}
+	return skipDecorated(line, k) == len(line)
+}
+
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for k := i; k < len(b); k++ {
+				b[k] = lower(b[k])
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// fence is the state of a markdown code fence.
+type fence struct {
+	char  byte // '`' or '~'; 0 when no fence is open
+	count int  // length of the opening run
+}
+
+// fenceOpener reports whether s (a line or the value part of a label line)
+// opens a code fence: three or more backticks or tildes, an optional info
+// string without backticks.
+func fenceOpener(s string) (fence, bool) {
+	i := skipInvisible(s, 0)
+	if i == len(s) || (s[i] != '`' && s[i] != '~') {
+		return fence{}, false
+	}
+	c := s[i]
+	j := i
+	for j < len(s) && s[j] == c {
+		j++
+	}
+	if j-i < 3 {
+		return fence{}, false
+	}
+	if c == '`' && strings.IndexByte(s[j:], '`') >= 0 {
+		return fence{}, false // inline code: ```ls```
+	}
+	return fence{char: c, count: j - i}, true
+}
+
+// closes reports whether line closes f: a run of f's character at least as
+// long as the opener and nothing else.
+func (f fence) closes(line string) bool {
+	i := skipInvisible(line, 0)
+	j := i
+	for j < len(line) && line[j] == f.char {
+		j++
+	}
+	return j-i >= f.count && skipInvisible(line, j) == len(line)
+}
+
+// trimLine removes a trailing "\r" from a line for detection purposes.
+func trimCR(line string) string {
+	return strings.TrimSuffix(line, "\r")
+}
+
+// skipClosingEmphasis skips the emphasis that closes a label after its
+// colon ("**Action:** search") when the label was opened with emphasis or
+// the run is followed by a space, so that "Action:**search**" keeps its
+// name decoration for cleanName.
+func skipClosingEmphasis(line string, k int, opened bool) int {
+	j := k
+	for j < len(line) && (line[j] == '*' || line[j] == '_') {
+		j++
+	}
+	if opened || j == len(line) || line[j] == ' ' || line[j] == '\t' {
+		return j
+	}
+	return k
+}
