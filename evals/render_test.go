@@ -1,0 +1,98 @@
+package evals
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenthub/agenthub/agent"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./evals -update to create it")
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+// fixtureRuns is a fixed set of runs: two scenarios × two prompts × two
+// trials, with passes, a failure, an error and a flaky case.
+func fixtureRuns() []RunReport {
+	run := func(sc, prompt string, trial int, v Verdict, calls int) RunReport {
+		r := RunReport{
+			ID: RunID(sc, prompt, trial), Scenario: sc, Prompt: prompt, Trial: trial,
+			Tags: []string{"smoke"}, Verdict: v, Outcome: agent.OutcomeFinalAnswer,
+			ModelCalls: calls, ToolCalls: max(calls-1, 0), ReferenceSteps: 2,
+			FailurePaths: []FailurePathResult{},
+			Checks:       []Check{{Name: "outcome", OK: true}},
+			Tokens:       Tokens{Prompt: 100 * calls, Completion: 10 * calls},
+			RecordedMS:   Latency{Model: int64(300 * calls), Tool: int64(20 * max(calls-1, 0))},
+			ReplayMS:     3,
+		}
+		if sc == "scale-window" {
+			r.Tags = append(r.Tags, "image")
+			r.FailurePaths = []FailurePathResult{{Path: PathToolNotFound, Listed: true, Occurred: true, Handled: v == VerdictPass}}
+		}
+		switch v {
+		case VerdictFail:
+			r.Checks = append(r.Checks, Check{Name: "answer.contains", Reason: `answer "done" does not contain "256"`})
+			r.Checks = append(r.Checks, Check{Name: "failure_path tool_not_found", Reason: "occurred but was not handled: no model call after the tool_not_found observation at step 2"})
+		case VerdictError:
+			r.Checks = []Check{}
+			r.Outcome = ""
+			r.Error = "replay: no recorded interaction 2 in cassettes/echo-hello/react-text/2/llm.yaml"
+		}
+		return r
+	}
+	return []RunReport{
+		run("scale-window", "react-text", 2, VerdictFail, 4),
+		run("scale-window", "react-text", 1, VerdictPass, 2),
+		run("scale-window", "react-json", 1, VerdictPass, 2),
+		run("scale-window", "react-json", 2, VerdictPass, 3),
+		run("echo-hello", "react-text", 1, VerdictPass, 2),
+		run("echo-hello", "react-text", 2, VerdictError, 0),
+		run("echo-hello", "react-json", 1, VerdictPass, 2),
+		run("echo-hello", "react-json", 2, VerdictPass, 2),
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	one := fixtureRuns()[:1]
+	one[0].Trial = 1
+	one[0].ID = RunID(one[0].Scenario, one[0].Prompt, 1)
+	tests := []struct {
+		name   string
+		file   string
+		report Report
+		format Format
+	}{
+		{"table with trials", "report.table.golden", NewReport(fixtureRuns()), FormatTable},
+		{"table one trial", "report-single.table.golden", NewReport(one), FormatTable},
+		{"markdown", "report.md.golden", NewReport(fixtureRuns()), FormatMarkdown},
+		{"json", "report.json.golden", NewReport(fixtureRuns()), FormatJSON},
+		{"junit", "report.junit.golden", NewReport(fixtureRuns()), FormatJUnit},
+		{"empty table", "empty.table.golden", NewReport(nil), FormatTable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, Render(&buf, tt.report, tt.format))
+			golden(t, tt.file, buf.Bytes())
+		})
+	}
+}
