@@ -242,14 +242,11 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 	done := make(chan resizeResult, 1)
 	handedOff = true
 	go func() {
-		defer release()
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("resize: panic", slog.Any("panic", p))
-				done <- resizeResult{err: newError(http.StatusInternalServerError, CodeInternal, "resize: internal error")}
-			}
-		}()
-		done <- s.process(ctx, req)
+		// Free the slot before the answer is written, so that a client
+		// that sends its next request on receipt finds it free.
+		res := s.processSafely(ctx, req)
+		release()
+		done <- res
 	}()
 
 	var res resizeResult
@@ -277,6 +274,17 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.data)
+}
+
+// processSafely is process with a panic turned into 500 internal.
+func (s *Service) processSafely(ctx context.Context, req resizeRequest) (res resizeResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("resize: panic", slog.Any("panic", p))
+			res = resizeResult{err: newError(http.StatusInternalServerError, CodeInternal, "resize: internal error")}
+		}
+	}()
+	return s.process(ctx, req)
 }
 
 func timeoutError(d time.Duration) *apiError {
