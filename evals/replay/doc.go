@@ -1,0 +1,24 @@
+// Package replay records and replays the HTTP traffic of an agent run as
+// cassettes: one YAML file per service per scenario run, laid out as
+// cassettes/<scenario>/<prompt>/<trial>/{llm,image}.yaml with a meta.json
+// sidecar beside them.
+//
+// A Cassette hands out an *http.Client (or http.RoundTripper) that the model
+// client and the tools use unchanged; live runs, recording and replay differ
+// only in that transport. The backend is go-vcr v2; nothing outside this
+// package sees it.
+//
+// Requests are matched on a canonical form: method, URL path and sorted
+// query (host and port ignored), the Content-Type media type, and the body
+// compared as parsed JSON, as multipart parts (field name, file name, part
+// content type, SHA-256 of the content; never the boundary), as a sorted
+// form, or byte for byte. Interactions are consumed in order: a request
+// takes the first unplayed interaction that matches it.
+//
+// Replay never touches the network and never sleeps; a request without a
+// match fails with an error wrapping ErrNoMatch that names the cassette, the
+// nearest unplayed interaction, a diff of what changed and the command that
+// re-records it. Recording redacts secrets on copies, re-reads the saved file
+// and scans it for the keys in use, and replaces the old cassette atomically
+// only when Close is called.
+package replay

@@ -1,0 +1,135 @@
+package replay
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// MetaFile is the name of the sidecar beside a run's cassettes.
+const MetaFile = "meta.json"
+
+// ErrStaleCassette is wrapped by CheckPrompt (and Open with
+// WithPromptHash) when the prompt a cassette was recorded with differs from
+// the current one: every model request would miss, so the run stops before
+// the first.
+var ErrStaleCassette = errors.New("stale cassette: prompt changed")
+
+// Meta is the meta.json sidecar of one recorded run.
+type Meta struct {
+	// RecordedAt is when the recording finished, RFC 3339 in UTC.
+	RecordedAt string `json:"recorded_at"`
+	// ProviderHost is the model provider's host (and port), never the full
+	// base URL (which may carry credentials).
+	ProviderHost string `json:"provider_host"`
+	// Model is the model name sent to the provider.
+	Model string `json:"model"`
+	// Prompt is the prompt variant's name.
+	Prompt string `json:"prompt"`
+	// PromptHash is PromptHash of the rendered system prompt and tool list.
+	PromptHash string `json:"prompt_hash"`
+	// AgentHubVersion is the version of agenthub that recorded the run.
+	AgentHubVersion string `json:"agenthub_version"`
+	// Scenario is the scenario's name; optional.
+	Scenario string `json:"scenario,omitempty"`
+	// Trial is the trial number; optional.
+	Trial int `json:"trial,omitempty"`
+}
+
+// PromptHash returns the hex SHA-256 of a rendered system prompt and the
+// names of the tools offered, in the order given. Each field is length
+// prefixed, so no two different inputs share an encoding.
+func PromptHash(systemPrompt string, toolNames ...string) string {
+	h := sha256.New()
+	field := func(s string) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	field(systemPrompt)
+	for _, t := range toolNames {
+		field(t)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// WriteMeta writes dir/meta.json atomically (temporary file, then rename),
+// creating dir if needed.
+func WriteMeta(dir string, m Meta) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write meta %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write meta %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+MetaFile+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write meta %s: %w", dir, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(append(data, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, MetaFile))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write meta %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ReadMeta reads dir/meta.json. A missing file is an error wrapping
+// fs.ErrNotExist.
+func ReadMeta(dir string) (Meta, error) {
+	data, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return Meta{}, fmt.Errorf("read meta: %w", err)
+	}
+	var m Meta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return Meta{}, fmt.Errorf("read meta %s: %w", filepath.Join(dir, MetaFile), err)
+	}
+	return m, nil
+}
+
+// CheckPrompt compares the prompt hash recorded in dir/meta.json with
+// wantHash. A difference is an error wrapping ErrStaleCassette that names
+// dir and both hashes; a missing or unreadable meta.json is an error too.
+func CheckPrompt(dir, wantHash string) error {
+	m, err := ReadMeta(dir)
+	if err != nil {
+		return fmt.Errorf("check prompt: %w", err)
+	}
+	if m.PromptHash != wantHash {
+		return fmt.Errorf("check prompt %s: %w (prompt %q recorded with hash %s, current hash %s)",
+			dir, ErrStaleCassette, m.Prompt, short(m.PromptHash), short(wantHash))
+	}
+	return nil
+}
+
+// short abbreviates a hex hash for messages.
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	if h == "" {
+		return `""`
+	}
+	return h
+}
