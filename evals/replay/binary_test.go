@@ -167,4 +167,3 @@ func FuzzEncodeBody(f *testing.F) {
 		}
 	})
 }
-

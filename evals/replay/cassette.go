@@ -115,6 +115,7 @@ type Cassette struct {
 
 	mu       sync.Mutex
 	canon    []Request // canonical forms of the interactions loaded at Open
+	urls     []string  // their recorded URLs, to check the matcher's step
 	consumed []bool    // mirror of go-vcr's replayed flags for those
 	infos    []InteractionInfo
 	served   []int // per served request: the loaded index, or -1 if live
@@ -239,7 +240,9 @@ func (c *Cassette) load(data []byte) error {
 	c.canon = make([]Request, len(interactions))
 	c.consumed = make([]bool, len(interactions))
 	c.infos = make([]InteractionInfo, len(interactions))
+	c.urls = make([]string, len(interactions))
 	for i, in := range interactions {
+		c.urls[i] = in.Request.URL
 		u, err := url.Parse(in.Request.URL)
 		if err != nil {
 			return fmt.Errorf("open cassette %s: interaction %d: %w", c.path, i, err)
@@ -332,7 +335,7 @@ func (c *Cassette) match(r *http.Request, rec cassette.Request) bool {
 		// Recorded during this run (replay-or-record): never replayed.
 		return false
 	}
-	if c.infos[i].Method != rec.Method {
+	if c.urls[i] != rec.URL || c.infos[i].Method != rec.Method {
 		s.err = fmt.Errorf("replay: internal error: matcher out of step at interaction %d", i)
 		return false
 	}
@@ -416,15 +419,15 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// requestView is a Request without its Equal method, so that cmp.Diff
+// canonicalRequest is a Request without its Equal method, so that cmp.Diff
 // descends into the fields and shows only what changed.
-type requestView struct {
+type canonicalRequest struct {
 	Method, Path, Query, MediaType string
 	Body                           any
 }
 
-func viewOf(r Request) requestView {
-	return requestView{Method: r.Method, Path: r.Path, Query: r.Query, MediaType: r.MediaType, Body: r.Body}
+func viewOf(r Request) canonicalRequest {
+	return canonicalRequest{Method: r.Method, Path: r.Path, Query: r.Query, MediaType: r.MediaType, Body: r.Body}
 }
 
 // miss builds the error for a request no unplayed interaction matched.

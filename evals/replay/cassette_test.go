@@ -2,14 +2,18 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -567,7 +571,7 @@ func TestRequestBodyReadError(t *testing.T) {
 	c, err := Open(path, ModeRecord)
 	require.NoError(t, err)
 	defer c.Discard()
-	req, err := http.NewRequest(http.MethodPost, "http://h/x", io.NopCloser(errReader{}))
+	req, err := http.NewRequest(http.MethodPost, "http://h/x", io.NopCloser(iotest.ErrReader(errors.New("read failed"))))
 	require.NoError(t, err)
 	_, err = c.Transport().RoundTrip(req)
 	require.ErrorContains(t, err, "read request body")
@@ -577,6 +581,38 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-type errReader struct{}
+// TestConcurrentReplay replays distinct requests from many goroutines: each
+// gets its own reply and every interaction is played once.
+func TestConcurrentReplay(t *testing.T) {
+	srv := newChatServer(t)
+	path := filepath.Join(t.TempDir(), "llm.yaml")
+	var bodies []string
+	for i := range 20 {
+		bodies = append(bodies, chatBody("s", fmt.Sprintf("q%d", i)))
+	}
+	record(t, path, srv, bodies...)
+	srv.failOnCall.Store(true)
 
-func (errReader) Read([]byte) (int, error) { return 0, errors.New("read failed") }
+	c, err := Open(path, ModeReplay)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := len(bodies) - 1; i >= 0; i-- {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// No require here: FailNow must not run off the test goroutine.
+			resp, err := c.Client().Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(bodies[i]))
+			if err != nil {
+				t.Errorf("q%d: %v", i, err)
+				return
+			}
+			defer resp.Body.Close()
+			var r struct{ Reply string }
+			if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Reply != fmt.Sprintf("answer to q%d", i) {
+				t.Errorf("q%d got %q, %v", i, r.Reply, err)
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, c.Close())
+}

@@ -25,7 +25,7 @@ type chatServer struct {
 	failOnCall atomic.Bool
 }
 
-func newChatServer(t *testing.T) *chatServer {
+func newChatServer(t testing.TB) *chatServer {
 	t.Helper()
 	s := &chatServer{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
