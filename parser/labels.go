@@ -142,6 +142,11 @@ func detectLabel(line string) (label, int) {
 	if i == len(line) {
 		return labelNone, 0
 	}
+	switch lower(line[i]) {
+	case 'a', 'f', 't', 'o':
+	default:
+		return labelNone, 0 // no label word starts with another letter
+	}
 	for _, lw := range labelWords {
 		j, ok := matchWords(line, i, lw.words)
 		if !ok {

@@ -1,0 +1,87 @@
+package parser_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agenthub/agenthub/parser"
+)
+
+// BenchmarkParse measures throughput (MB/s) over the whole fixture corpus
+// and over long replies of 4 KiB, 256 KiB and 4 MiB; the per-byte cost must
+// stay flat as replies grow (linear time).
+func BenchmarkParse(b *testing.B) {
+	fixtures := loadFixtures(b)
+	b.Run("corpus", func(b *testing.B) {
+		total := 0
+		for _, fx := range fixtures {
+			total += len(fx.reply)
+		}
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, fx := range fixtures {
+				_, _ = parser.Parse(fx.reply, parser.WithProtocol(fixtureProtocol(fx.name)))
+			}
+		}
+	})
+	for _, shape := range []struct {
+		name  string
+		reply func(size int) string
+	}{
+		{"text", longTextReply},
+		{"final", longFinalReply},
+		{"json", longJSONReply},
+	} {
+		for _, size := range []int{4 << 10, 256 << 10, 4 << 20} {
+			reply := shape.reply(size)
+			b.Run(fmt.Sprintf("%s/%dKiB", shape.name, size>>10), func(b *testing.B) {
+				if _, err := parser.Parse(reply); err != nil {
+					b.Fatalf("Parse: %v", err)
+				}
+				b.SetBytes(int64(len(reply)))
+				b.ReportAllocs()
+				for b.Loop() {
+					_, _ = parser.Parse(reply)
+				}
+			})
+		}
+	}
+}
+
+// filler returns about n bytes of mixed prose, code fences, label-like text
+// and JSON, so that every branch of the scan is exercised.
+func filler(n int) string {
+	lines := []string{
+		"I should check the image size before scaling it, then report back.",
+		"思考：先确认图片路径，再调用工具。",
+		"```go",
+		"Action: not_a_label_inside_a_fence",
+		"```",
+		`{"width": 320, "height": 240, "note": "a } brace"}`,
+		"- **Note**: the Action item here is prose, not a label.",
+	}
+	var sb strings.Builder
+	for sb.Len() < n { // whole cycles, so that every fence is closed
+		for _, l := range lines {
+			sb.WriteString(l)
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}
+
+func longTextReply(size int) string {
+	return "Thought: " + filler(size/2) + "Action: image_scaling\nAction Input:\n" + filler(size/2) +
+		"Observation: the model made this up\n"
+}
+
+func longFinalReply(size int) string {
+	return "Thought: " + filler(size/2) + "Final Answer: " + filler(size/2)
+}
+
+func longJSONReply(size int) string {
+	return `{"thought": "` + strings.Repeat("plan the resize, ", size/34) + `", "action": "image_scaling", ` +
+		`"action_input": {"path": "` + strings.Repeat("a/", size/4) + `in.png", "width": 320}}`
+}
