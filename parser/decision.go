@@ -1,9 +1,3 @@
-// Package parser turns one model reply into a ReAct decision.
-//
-// It understands two protocols: the text protocol (Thought / Action /
-// Action Input / Final Answer labels) and a JSON variant. Parse is pure: it
-// performs no I/O, touches no globals and runs in time and memory linear in
-// the length of the reply.
 package parser
 
 // Kind says what a reply asks the agent to do.

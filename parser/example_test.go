@@ -1,0 +1,59 @@
+package parser_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/agenthub/agenthub/parser"
+)
+
+// A reply with a full-width colon, a bold label, a multi-line input and a
+// hallucinated Observation.
+func ExampleParse() {
+	reply := "Thought: 先缩放图片\n" +
+		"Action：**image_scaling**\n" +
+		"Action Input: {\"path\": \"cat.png\", \"width\": 320}\n" +
+		"Observation: done\n"
+	d, err := parser.Parse(reply)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s %s %s\ndiscarded: %q\n", d.Kind, d.Action, d.ActionInput, d.Discarded)
+	// Output:
+	// action image_scaling {"path": "cat.png", "width": 320}
+	// discarded: "Observation: done"
+}
+
+// A parse error is a *parser.Error whose Message goes back to the model.
+func ExampleParse_error() {
+	_, err := parser.Parse("Thought: I need the time\nAction: get_time\n")
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		fmt.Println(pe.Code, pe.Line)
+		fmt.Println(pe.Message)
+	}
+	// Output:
+	// missing_action_input 2
+	// Action "get_time" has no "Action Input:" line. Put the input on the line right after the action (write "Action Input:" with nothing after it when the tool takes no input):
+	// Action: get_time
+	// Action Input: <the input for get_time>
+}
+
+// Render prints what `agenthub parse` prints.
+func ExampleRender() {
+	d, err := parser.Parse("Thought: 已完成\nFinal Answer: 图片已缩放为 320×240。\n")
+	out, rerr := parser.Render(d, err)
+	if rerr != nil {
+		fmt.Println(rerr)
+		return
+	}
+	os.Stdout.Write(out)
+	// Output:
+	// {
+	//   "kind": "final",
+	//   "thought": "已完成",
+	//   "final_answer": "图片已缩放为 320×240。"
+	// }
+}
