@@ -1,0 +1,373 @@
+// Package agent is the ReAct loop: the model is called, its reply parsed,
+// the tool it asks for run, and the result fed back as an observation,
+// until a final answer, a give-up, the step budget or the deadline.
+//
+// The loop is a plain for over a budget counted in model calls
+// (Config.MaxSteps). Every transition emits a trace Event to the Observer;
+// the eval harness scores runs from those events. The agent never knows
+// whether its model and tools talk to live services or to recorded
+// cassettes: that is decided by the http.RoundTripper under their clients.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agenthub/agenthub/agent/llm"
+	"github.com/agenthub/agenthub/agent/tools"
+	"github.com/agenthub/agenthub/parser"
+)
+
+// Compile-time checks that the bundled tools are Tools.
+var (
+	_ Tool      = (*tools.Echo)(nil)
+	_ Tool      = (*tools.ImageScaling)(nil)
+	_ Recoverer = (*tools.ImageScaling)(nil)
+)
+
+// Agent runs ReAct loops with one model and a fixed set of tools. An Agent
+// holds no per-run state: Run may be called again, but not concurrently
+// with itself when the Observer is not safe for concurrent use.
+type Agent struct {
+	model    llm.ChatModel
+	tools    map[string]Tool
+	names    []string
+	cfg      Config
+	system   string
+	protocol parser.Protocol
+	obs      Observer
+	clock    Clock
+}
+
+// New returns an agent for the model and tools. cfg's zero fields take
+// their defaults. It fails when model is nil, a tool is nil or has an
+// empty or duplicate name, or cfg.Prompt names no embedded variant
+// (ErrUnknownPrompt).
+func New(model llm.ChatModel, ts []Tool, cfg Config, opts ...Option) (*Agent, error) {
+	if model == nil {
+		return nil, errors.New("new agent: model is nil")
+	}
+	cfg = cfg.withDefaults()
+	a := &Agent{model: model, tools: map[string]Tool{}, cfg: cfg, obs: NopObserver{}, clock: RealClock{}}
+	for i, t := range ts {
+		if t == nil {
+			return nil, fmt.Errorf("new agent: tool %d is nil", i)
+		}
+		name := t.Name()
+		if strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("new agent: tool %d has an empty name", i)
+		}
+		if _, dup := a.tools[name]; dup {
+			return nil, fmt.Errorf("new agent: duplicate tool name %q", name)
+		}
+		a.tools[name] = t
+		a.names = append(a.names, name)
+	}
+	sort.Strings(a.names)
+	system, protocol, err := SystemPrompt(cfg.Prompt, ts)
+	if err != nil {
+		return nil, fmt.Errorf("new agent: %w", err)
+	}
+	a.system = system
+	a.protocol = protocol
+	if cfg.Protocol != "" {
+		a.protocol = cfg.Protocol
+	}
+	a.cfg.Protocol = a.protocol
+	for _, o := range opts {
+		o(a)
+	}
+	return a, nil
+}
+
+// SystemPrompt returns the rendered system prompt the agent sends first.
+func (a *Agent) SystemPrompt() string { return a.system }
+
+// Config returns the agent's configuration with defaults filled in.
+func (a *Agent) Config() Config { return a.cfg }
+
+// run is the state of one Run.
+type run struct {
+	a          *Agent
+	ctx        context.Context // the run's context, with Timeout
+	parent     context.Context
+	res        Result
+	msgs       []llm.Message
+	recoveries int
+	recovered  map[string]bool
+	start      time.Time
+}
+
+// Run solves task and returns what happened. The returned error is nil
+// when the model ended the run (OutcomeFinalAnswer, OutcomeGiveUp); for
+// every other outcome it is Result.Err, which wraps ErrMaxSteps,
+// ErrDeadline, ErrCancelled or ErrLLM (test with errors.Is). Result is
+// always filled in, up to the point where the run stopped.
+func (a *Agent) Run(ctx context.Context, task string) (Result, error) {
+	runCtx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	r := &run{a: a, ctx: runCtx, parent: ctx, recovered: map[string]bool{}, start: a.clock.Now()}
+	a.emit(Event{Type: EventRunStarted, Task: task})
+	a.emit(Event{Type: EventContextBuilt, Prompt: a.cfg.Prompt, SystemPromptBytes: len(a.system), ToolCount: len(a.tools)})
+	r.msgs = []llm.Message{{Role: llm.RoleSystem, Content: a.system}, {Role: llm.RoleUser, Content: task}}
+	r.loop()
+	r.res.DurationMS = a.clock.Now().Sub(r.start).Milliseconds()
+	done := Event{Type: EventDone, Outcome: r.res.Outcome, Steps: r.res.ModelCalls, MS: r.res.DurationMS}
+	if r.res.Err != nil {
+		done.Error = r.res.Err.Error()
+	}
+	a.emit(done)
+	return r.res, r.res.Err
+}
+
+func (a *Agent) emit(e Event) { a.obs.OnEvent(e) }
+
+// loop is the ReAct loop over the step budget.
+func (r *run) loop() {
+	a := r.a
+	for step := 1; step <= a.cfg.MaxSteps; step++ {
+		st := Step{Index: step}
+		reply, ok := r.callModel(step, &st)
+		r.res.ModelCalls = step
+		if !ok {
+			r.res.Steps = append(r.res.Steps, st)
+			return
+		}
+		st.Reply = reply.Content
+		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleAssistant, Content: reply.Content})
+
+		d, err := parser.Parse(reply.Content, parser.WithProtocol(a.protocol))
+		var obs Observation
+		if err != nil {
+			var pe *parser.Error
+			if !errors.As(err, &pe) {
+				pe = &parser.Error{Code: parser.CodeMissingAction, Message: err.Error()}
+			}
+			st.ParseError = pe
+			obs = Observation{Status: "error", Error: &ObservationError{Code: string(pe.Code), Message: pe.Message, Retryable: true}}
+			st.Observation = obs.String()
+			st.ErrorCode = string(pe.Code)
+			a.emit(Event{Type: EventParseError, Step: step, Code: string(pe.Code), Error: pe.Message, Observation: st.Observation})
+		} else {
+			st.Decision = &d
+			switch d.Kind {
+			case parser.KindFinal:
+				r.finish(st, OutcomeFinalAnswer, d.FinalAnswer, nil)
+				return
+			case parser.KindGiveUp:
+				r.finish(st, OutcomeGiveUp, d.GiveUp, nil)
+				return
+			}
+			obs = r.callTool(step, &st, d.Action, d.ActionInput)
+			if r.res.Outcome != "" { // the deadline or a cancellation hit during the tool call
+				r.res.Steps = append(r.res.Steps, st)
+				return
+			}
+			st.Observation = obs.String()
+		}
+		r.res.Steps = append(r.res.Steps, st)
+		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: "Observation: " + st.Observation})
+	}
+	r.res.Outcome = OutcomeMaxSteps
+	r.res.Err = fmt.Errorf("%w after %d model calls", ErrMaxSteps, a.cfg.MaxSteps)
+}
+
+// finish records the final step and ends the run with outcome.
+func (r *run) finish(st Step, o Outcome, answer string, err error) {
+	r.res.Steps = append(r.res.Steps, st)
+	r.res.Outcome = o
+	r.res.Answer = answer
+	r.res.Err = err
+}
+
+// stopCause sets the outcome for a run whose context is done and reports
+// whether it was.
+func (r *run) stopCause() bool {
+	if r.ctx.Err() == nil {
+		return false
+	}
+	if errors.Is(r.parent.Err(), context.Canceled) {
+		r.res.Outcome = OutcomeCancelled
+		r.res.Err = fmt.Errorf("%w: %v", ErrCancelled, context.Cause(r.parent))
+		return true
+	}
+	r.res.Outcome = OutcomeDeadline
+	r.res.Err = fmt.Errorf("%w (%s)", ErrDeadline, r.a.cfg.Timeout)
+	return true
+}
+
+// callModel calls the model for one step, retrying retryable API errors
+// with exponential backoff that honours Retry-After. It returns ok=false
+// when the run must stop (the outcome is then set).
+func (r *run) callModel(step int, st *Step) (llm.Reply, bool) {
+	a := r.a
+	backoff := a.cfg.RetryBackoff
+	maxAttempts := 1 + max(a.cfg.MaxRetries, 0)
+	for attempt := 1; ; attempt++ {
+		st.Attempts = attempt
+		t0 := a.clock.Now()
+		reply, err := a.model.Chat(r.ctx, r.msgs)
+		ms := a.clock.Now().Sub(t0).Milliseconds()
+		st.ModelMS += ms
+		ev := Event{Type: EventLLMCall, Step: step, Attempt: attempt, MS: ms}
+		if err == nil {
+			ev.PromptTokens, ev.CompletionTokens = reply.Usage.PromptTokens, reply.Usage.CompletionTokens
+			ev.FinishReason = reply.FinishReason
+			ev.Reply = reply.Content
+			r.res.Usage.PromptTokens += reply.Usage.PromptTokens
+			r.res.Usage.CompletionTokens += reply.Usage.CompletionTokens
+			a.emit(ev)
+			return reply, true
+		}
+		ev.Error = err.Error()
+		var apiErr *llm.APIError
+		if errors.As(err, &apiErr) {
+			ev.Code = apiErr.Code
+		}
+		if r.ctx.Err() != nil {
+			a.emit(ev)
+			r.stopCause()
+			return llm.Reply{}, false
+		}
+		retryable, after := llm.IsRetryable(err)
+		if !retryable || attempt >= maxAttempts {
+			a.emit(ev)
+			r.res.Outcome = OutcomeLLMError
+			r.res.Err = fmt.Errorf("%w: step %d, attempt %d: %w", ErrLLM, step, attempt, err)
+			return llm.Reply{}, false
+		}
+		wait := max(backoff, after)
+		backoff *= 2
+		ev.Retryable = true
+		ev.RetryInMS = wait.Milliseconds()
+		a.emit(ev)
+		if err := a.clock.Sleep(r.ctx, wait); err != nil {
+			r.stopCause()
+			return llm.Reply{}, false
+		}
+	}
+}
+
+// callTool runs one tool call and returns the observation for the model.
+// When the run's context ends during the call it sets the outcome.
+func (r *run) callTool(step int, st *Step, name, input string) Observation {
+	a := r.a
+	st.Tool, st.Input = name, input
+	a.emit(Event{Type: EventToolCall, Step: step, Tool: name, Input: input})
+	t, ok := a.tools[name]
+	if !ok {
+		obs := Observation{Status: "error", Error: &ObservationError{
+			Code:    tools.CodeToolNotFound,
+			Message: fmt.Sprintf("unknown tool %q; use one of: %s", name, strings.Join(a.names, ", ")),
+		}}
+		st.ErrorCode = tools.CodeToolNotFound
+		r.emitResult(step, name, input, 0, obs)
+		return obs
+	}
+	t0 := a.clock.Now()
+	out, err := r.execute(t, input)
+	st.ToolMS = a.clock.Now().Sub(t0).Milliseconds()
+	if r.ctx.Err() != nil && r.stopCause() {
+		ev := Event{Type: EventToolResult, Step: step, Tool: name, Input: input, MS: st.ToolMS, Status: "error", Code: tools.CodeToolTimeout, Error: r.res.Err.Error()}
+		a.emit(ev)
+		return Observation{}
+	}
+	var obs Observation
+	if err == nil {
+		data, cut := truncateUTF8(out, a.cfg.MaxObservationBytes)
+		obs = Observation{Status: "success", Data: data, Truncated: cut}
+	} else {
+		te := toolError(err)
+		st.ErrorCode = te.Code
+		obs = Observation{Status: "error", Error: &ObservationError{Code: te.Code, Message: te.Message, Retryable: te.Retryable}}
+		if rec, ok := t.(Recoverer); ok {
+			r.recover(step, rec, name, input, te.Code, &obs)
+		}
+	}
+	r.emitResult(step, name, input, st.ToolMS, obs)
+	return obs
+}
+
+func (r *run) emitResult(step int, name, input string, ms int64, obs Observation) {
+	ev := Event{Type: EventToolResult, Step: step, Tool: name, Input: input, MS: ms, Status: obs.Status, Truncated: obs.Truncated, Observation: obs.String()}
+	if obs.Error != nil {
+		ev.Code, ev.Error, ev.Retryable = obs.Error.Code, obs.Error.Message, obs.Error.Retryable
+	}
+	r.a.emit(ev)
+}
+
+// toolResult is what a tool goroutine hands back.
+type toolResult struct {
+	out string
+	err error
+}
+
+// execute runs the tool under ToolTimeout. A panic becomes tool_panic; a
+// tool that overruns its timeout becomes tool_timeout even if it ignores
+// its context (its goroutine is then abandoned).
+func (r *run) execute(t Tool, input string) (string, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, r.a.cfg.ToolTimeout)
+	defer cancel()
+	ch := make(chan toolResult, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- toolResult{err: &tools.Error{Code: tools.CodeToolPanic, Message: fmt.Sprintf("the tool crashed: %v", p)}}
+			}
+		}()
+		out, err := t.Execute(ctx, input)
+		ch <- toolResult{out, err}
+	}()
+	select {
+	case res := <-ch:
+		if res.err != nil && ctx.Err() == context.DeadlineExceeded && r.ctx.Err() == nil {
+			return "", timeoutError(r.a.cfg.ToolTimeout)
+		}
+		return res.out, res.err
+	case <-ctx.Done():
+		if r.ctx.Err() == nil {
+			return "", timeoutError(r.a.cfg.ToolTimeout)
+		}
+		return "", r.ctx.Err()
+	}
+}
+
+func timeoutError(d time.Duration) error {
+	return &tools.Error{Code: tools.CodeToolTimeout, Message: fmt.Sprintf("the tool did not answer within %s", d), Retryable: true}
+}
+
+// toolError maps any tool error to a *tools.Error.
+func toolError(err error) *tools.Error {
+	var te *tools.Error
+	if errors.As(err, &te) {
+		return te
+	}
+	return &tools.Error{Code: tools.CodeToolError, Message: err.Error()}
+}
+
+// recover runs the tool's recovery once per distinct failure, within the
+// MaxRecoveries budget, and adds its data to the observation.
+func (r *run) recover(step int, rec Recoverer, name, input, code string, obs *Observation) {
+	key := name + "\x00" + input + "\x00" + code
+	if r.a.cfg.MaxRecoveries < 0 || r.recoveries >= r.a.cfg.MaxRecoveries || r.recovered[key] {
+		return
+	}
+	data, ok, err := rec.Recover(r.ctx, input, code)
+	if err == nil && !ok {
+		return // nothing to offer for this failure: no recovery attempted
+	}
+	r.recovered[key] = true
+	r.recoveries++
+	r.a.emit(Event{Type: EventRecoveryStarted, Step: step, Tool: name, Input: input, Code: code})
+	res := Event{Type: EventRecoveryResult, Step: step, Tool: name, Input: input, Code: code, Status: "success"}
+	if err != nil {
+		res.Status, res.Error = "error", err.Error()
+	} else {
+		obs.Recovery = data
+	}
+	r.a.emit(res)
+}

@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/agenthub/agenthub/parser"
+)
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+// DefaultPrompt is the prompt variant used when Config.Prompt is empty.
+const DefaultPrompt = "react-text"
+
+// protocolRe reads the protocol header comment of a template:
+// {{/* protocol: text */}}.
+var protocolRe = regexp.MustCompile(`^\{\{/\*\s*protocol:\s*(\w+)\s*\*/`)
+
+// promptVariant is one parsed template.
+type promptVariant struct {
+	tmpl     *template.Template
+	protocol parser.Protocol
+}
+
+// variants holds the embedded prompt variants by name; it is built once
+// from the embedded files, which cannot change at run time.
+var variants = mustLoadVariants()
+
+func mustLoadVariants() map[string]promptVariant {
+	entries, err := promptFS.ReadDir("prompts")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]promptVariant{}
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".tmpl")
+		src, err := promptFS.ReadFile(path.Join("prompts", e.Name()))
+		if err != nil {
+			panic(err)
+		}
+		m := protocolRe.FindSubmatch(src)
+		if m == nil {
+			panic("agent: prompt " + e.Name() + " lacks a {{/* protocol: … */}} header")
+		}
+		t := template.Must(template.New(name).Option("missingkey=error").Parse(string(src)))
+		out[name] = promptVariant{tmpl: t, protocol: parser.Protocol(m[1])}
+	}
+	return out
+}
+
+// PromptVariants returns the names of the embedded prompt variants
+// (agent/prompts/*.tmpl), sorted.
+func PromptVariants() []string {
+	names := make([]string, 0, len(variants))
+	for n := range variants {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ErrUnknownPrompt is returned (wrapped) for a prompt variant name that is
+// not embedded; the message lists the valid names.
+var ErrUnknownPrompt = fmt.Errorf("unknown prompt variant")
+
+// SystemPrompt renders the system prompt of the named variant for the
+// tools, sorted by name so that the bytes are deterministic, and returns
+// the reply protocol the variant asks for. An unknown variant is an error
+// wrapping ErrUnknownPrompt.
+func SystemPrompt(variant string, tools []Tool) (string, parser.Protocol, error) {
+	v, ok := variants[variant]
+	if !ok {
+		return "", "", fmt.Errorf("%w %q; valid variants: %s", ErrUnknownPrompt, variant, strings.Join(PromptVariants(), ", "))
+	}
+	type toolDesc struct{ Name, Description string }
+	descs := make([]toolDesc, 0, len(tools))
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		descs = append(descs, toolDesc{t.Name(), t.Description()})
+	}
+	sort.Slice(descs, func(i, j int) bool { return descs[i].Name < descs[j].Name })
+	for _, d := range descs {
+		names = append(names, d.Name)
+	}
+	var buf bytes.Buffer
+	err := v.tmpl.Execute(&buf, map[string]any{"Tools": descs, "ToolNames": strings.Join(names, ", ")})
+	if err != nil {
+		return "", "", fmt.Errorf("render prompt %s: %w", variant, err)
+	}
+	return strings.TrimSpace(buf.String()) + "\n", v.protocol, nil
+}

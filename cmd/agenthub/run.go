@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/agent/llm"
+	"github.com/agenthub/agenthub/agent/tools"
+)
+
+func init() {
+	register(command{name: "run", summary: "run the agent live on one task (model API + image service)", run: runRun})
+}
+
+func runRun(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "run", "run [flags] \"TASK\"",
+		`AGENTHUB_API_KEY=... agenthub run --workspace testdata/images "Scale ./picture/window.jpg to width 256"`)
+	baseURL := fs.String("base-url", llm.DefaultBaseURL, "OpenAI-compatible chat-completions base URL (GLM by default; DeepSeek, OpenAI, Ollama, vLLM, llama.cpp work by URL)")
+	model := fs.String("model", llm.DefaultModel, "model name")
+	keyEnv := fs.String("api-key-env", "AGENTHUB_API_KEY", "environment variable that holds the API key (the key is never a flag)")
+	imageURL := fs.String("image-url", "http://127.0.0.1:8080", "base URL of the image service (start it with: go run ./cmd/imaged)")
+	workspace := fs.String("workspace", ".", "folder the tools may read and write; paths outside it are refused")
+	prompt := fs.String("prompt", agent.DefaultPrompt, "prompt variant: "+strings.Join(agent.PromptVariants(), ", "))
+	maxSteps := fs.Int("max-steps", agent.DefaultMaxSteps, "most model calls in the run")
+	timeout := fs.Duration("timeout", agent.DefaultTimeout, "deadline of the whole run (e.g. 60s, 2m)")
+	tracePath := fs.String("trace", "", "also write the trace as JSON Lines to this file")
+	quiet := fs.Bool("q", false, "no console trace on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || strings.TrimSpace(fs.Arg(0)) == "" {
+		return usageErrorf("run: want exactly one TASK argument (quote it), got %d (run 'agenthub run -h')", fs.NArg())
+	}
+	task := fs.Arg(0)
+	key := e.getenv(*keyEnv)
+	if key == "" && !isLocalURL(*baseURL) {
+		return usageErrorf("run: no API key: set the environment variable %s (or name another with --api-key-env); a local --base-url (Ollama, vLLM, llama.cpp) needs none", *keyEnv)
+	}
+	client, err := llm.NewClient(llm.Config{BaseURL: *baseURL, APIKey: key, Model: *model, HTTPClient: &http.Client{Timeout: *timeout}})
+	if err != nil {
+		return usageErrorf("run: %v", err)
+	}
+	ws, err := tools.NewWorkspace(*workspace)
+	if err != nil {
+		return usageErrorf("run: workspace: %v", err)
+	}
+	if err := checkImageService(ctx, *imageURL); err != nil {
+		fmt.Fprintf(e.stderr, "%s: warning: image service not reachable at %s (%v); start it with: go run ./cmd/imaged\n", programName, *imageURL, err)
+	}
+	ts := []agent.Tool{&tools.Echo{}, tools.NewImageScaling(ws, *imageURL, &http.Client{Timeout: 30 * time.Second})}
+
+	var observers []agent.Observer
+	if !*quiet {
+		observers = append(observers, agent.NewConsoleObserver(e.stderr))
+	}
+	var jsonl *agent.JSONLObserver
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			return usageErrorf("run: trace: %v", err)
+		}
+		defer f.Close()
+		jsonl = agent.NewJSONLObserver(f)
+		observers = append(observers, jsonl)
+	}
+	a, err := agent.New(client, ts, agent.Config{MaxSteps: *maxSteps, Timeout: *timeout, Prompt: *prompt}, agent.WithObserver(agent.MultiObserver(observers...)))
+	if err != nil {
+		if errors.Is(err, agent.ErrUnknownPrompt) {
+			return usageErrorf("run: %v", err)
+		}
+		return usageErrorf("run: %v", err)
+	}
+	res, runErr := a.Run(ctx, task)
+	if jsonl != nil && jsonl.Err() != nil {
+		fmt.Fprintf(e.stderr, "%s: %v\n", programName, jsonl.Err())
+	}
+	if res.Outcome == agent.OutcomeFinalAnswer {
+		fmt.Fprintln(e.stdout, res.Answer)
+		return nil
+	}
+	if res.Outcome == agent.OutcomeGiveUp {
+		return failedErrorf("run: the model gave up: %s", res.Answer)
+	}
+	return failedErrorf("run: %s: %v", res.Outcome, runErr)
+}
+
+// isLocalURL reports whether a base URL points at this machine, where
+// servers such as Ollama or llama.cpp need no key.
+func isLocalURL(u string) bool {
+	for _, p := range []string{"http://127.0.0.1", "http://localhost", "http://[::1]", "http://0.0.0.0"} {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkImageService asks GET /healthz with a short timeout.
+func checkImageService(ctx context.Context, base string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /healthz: %s", resp.Status)
+	}
+	return nil
+}
