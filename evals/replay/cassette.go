@@ -47,6 +47,7 @@ type config struct {
 	hint       string
 	promptHash string
 	ci         bool
+	ignore     map[string]bool
 }
 
 // WithTransport sets the real transport that ModeRecord and
@@ -81,6 +82,20 @@ func WithPromptHash(hash string) Option {
 // ModeReplayOrRecord with ErrRecordInCI.
 func WithCI(ci bool) Option {
 	return func(c *config) { c.ci = ci }
+}
+
+// WithIgnoreJSONFields names volatile JSON object keys (request ids,
+// stream ids, timestamps) that matching ignores at any depth of a JSON
+// request body, on both the live and the recorded side.
+func WithIgnoreJSONFields(names ...string) Option {
+	return func(c *config) {
+		if c.ignore == nil {
+			c.ignore = map[string]bool{}
+		}
+		for _, n := range names {
+			c.ignore[n] = true
+		}
+	}
 }
 
 // InteractionInfo describes one interaction of a cassette, for reports.
@@ -247,7 +262,7 @@ func (c *Cassette) load(data []byte) error {
 		if err != nil {
 			return fmt.Errorf("open cassette %s: interaction %d: %w", c.path, i, err)
 		}
-		c.canon[i] = Canonicalize(in.Request.Method, u, in.Request.Headers.Get("Content-Type"), []byte(in.Request.Body))
+		c.canon[i] = canonicalize(in.Request.Method, u, in.Request.Headers.Get("Content-Type"), []byte(in.Request.Body), c.cfg.ignore)
 		c.infos[i] = info(i, in)
 	}
 	return nil
@@ -373,7 +388,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("replay %s %s: %w: %s", req.Method, req.URL.Path, ErrClosed, c.path)
 	}
 
-	s := &slot{canon: Canonicalize(req.Method, req.URL, req.Header.Get("Content-Type"), body), index: -1}
+	s := &slot{canon: canonicalize(req.Method, req.URL, req.Header.Get("Content-Type"), body, c.cfg.ignore), index: -1}
 	r := req.Clone(context.WithValue(req.Context(), slotKey{}, s))
 	if req.Body != nil {
 		r.Body = io.NopCloser(bytes.NewReader(body))

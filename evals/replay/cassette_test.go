@@ -616,3 +616,64 @@ func TestConcurrentReplay(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, c.Close())
 }
+
+func TestIgnoreJSONFields(t *testing.T) {
+	srv := newChatServer(t)
+	path := filepath.Join(t.TempDir(), "llm.yaml")
+	withID := func(id string) string {
+		return `{"request_id":"` + id + `","messages":[{"content":"q","meta":{"request_id":"` + id + `"}}]}`
+	}
+	record(t, path, srv, withID("rec-1"))
+	srv.failOnCall.Store(true)
+
+	tests := []struct {
+		name     string
+		opts     []Option
+		wantMiss bool
+	}{
+		{name: "ignored at every depth", opts: []Option{WithIgnoreJSONFields("request_id")}},
+		{name: "compared when not ignored", wantMiss: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Open(path, ModeReplay, tt.opts...)
+			require.NoError(t, err)
+			defer c.Discard()
+			_, _, err = post(t, c.Client(), srv.URL+"/chat/completions", withID("live-2"), nil)
+			if tt.wantMiss {
+				require.ErrorIs(t, err, ErrNoMatch)
+				return
+			}
+			require.NoError(t, err)
+		})
+	}
+}
+
+// FuzzOpenReplay: any cassette file either fails to open with an error or
+// opens and answers requests without panicking.
+func FuzzOpenReplay(f *testing.F) {
+	seed, err := encodeCassette([]*cassette.Interaction{{
+		Request:  cassette.Request{Method: "POST", URL: "http://h/chat/completions", Body: `{"a":1}`, Headers: http.Header{"Content-Type": {"application/json"}}},
+		Response: cassette.Response{Code: 200, Body: "\x89PNG", Duration: time.Second},
+	}})
+	require.NoError(f, err)
+	f.Add(seed)
+	f.Add([]byte("---\nversion: 1\ninteractions: []\n"))
+	f.Add([]byte("version: 1\ninteractions: [null]\n"))
+	f.Add([]byte("version: 1\ninteractions:\n - request: {url: \"%zz\"}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "llm.yaml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Open(path, ModeReplay)
+		if err != nil {
+			return
+		}
+		resp, err := c.Client().Post("http://h/chat/completions", "application/json", strings.NewReader(`{"a":1}`))
+		if err == nil {
+			resp.Body.Close()
+		}
+		c.Close()
+	})
+}

@@ -64,6 +64,11 @@ type Part struct {
 // URL, Content-Type header and body. It never fails: a body that does not
 // parse as its media type says is compared byte for byte.
 func Canonicalize(method string, u *url.URL, contentType string, body []byte) Request {
+	return canonicalize(method, u, contentType, body, nil)
+}
+
+// canonicalize is Canonicalize with JSON object keys to drop at any depth.
+func canonicalize(method string, u *url.URL, contentType string, body []byte, ignore map[string]bool) Request {
 	r := Request{Method: strings.ToUpper(method)}
 	if u != nil {
 		r.Path = u.EscapedPath()
@@ -80,7 +85,7 @@ func Canonicalize(method string, u *url.URL, contentType string, body []byte) Re
 		}
 		r.MediaType, params = mt, p
 	}
-	r.Body, r.key = canonicalBody(r.MediaType, params, body)
+	r.Body, r.key = canonicalBody(r.MediaType, params, body, ignore)
 	r.key = r.Method + " " + r.Path + "?" + r.Query + "\n" + r.MediaType + "\n" + r.key
 	return r
 }
@@ -102,13 +107,14 @@ func canonicalQuery(raw string) string {
 }
 
 // canonicalBody returns the comparable body and its equality key.
-func canonicalBody(mediaType string, params map[string]string, body []byte) (any, string) {
+func canonicalBody(mediaType string, params map[string]string, body []byte, ignore map[string]bool) (any, string) {
 	if len(body) == 0 {
 		return nil, ""
 	}
 	switch {
 	case isJSON(mediaType) || mediaType == "":
 		if v, ok := parseJSON(body); ok {
+			v = dropKeys(v, ignore)
 			b, err := json.Marshal(v)
 			if err == nil {
 				return v, "json:" + string(b)
@@ -149,6 +155,29 @@ func parseJSON(body []byte) (any, bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// dropKeys removes the ignored object keys from a parsed JSON value, at
+// any depth.
+func dropKeys(v any, ignore map[string]bool) any {
+	if len(ignore) == 0 {
+		return v
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if ignore[k] {
+				delete(v, k)
+				continue
+			}
+			v[k] = dropKeys(e, ignore)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = dropKeys(e, ignore)
+		}
+	}
+	return v
 }
 
 // parseMultipart reads every part of a multipart body.
