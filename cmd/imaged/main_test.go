@@ -169,7 +169,15 @@ func TestRun(t *testing.T) {
 	}
 	require.Contains(t, stderr.String(), `"msg":"http request"`, "access log")
 	require.Contains(t, stderr.String(), `"msg":"imaged stopped"`)
-	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= baseline }, 5*time.Second, 10*time.Millisecond, "goroutines left behind")
+	client.CloseIdleConnections() // a connection may have gone idle after the first call
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("goroutines left behind: %d, %d before\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestRunListenError(t *testing.T) {
