@@ -422,9 +422,6 @@ func ParseReport(data []byte) (Report, error) {
 	if err := dec.Decode(&r); err != nil {
 		return Report{}, fmt.Errorf("decode: %w", err)
 	}
-	if dec.More() {
-		return Report{}, fmt.Errorf("trailing data after the report")
-	}
 	seen := map[string]bool{}
 	for i, run := range r.Runs {
 		if run.ID == "" {
