@@ -85,3 +85,38 @@ func longJSONReply(size int) string {
 	return `{"thought": "` + strings.Repeat("plan the resize, ", size/34) + `", "action": "image_scaling", ` +
 		`"action_input": {"path": "` + strings.Repeat("a/", size/4) + `in.png", "width": 320}}`
 }
+
+// BenchmarkParseAdversarial runs replies built to defeat a linear scan
+// (deep nesting, repeated labels, unclosed fences and brackets) at 64 KiB
+// and 1 MiB; MB/s must not fall as the size grows.
+func BenchmarkParseAdversarial(b *testing.B) {
+	shapes := []struct {
+		name  string
+		proto parser.Protocol
+		unit  string
+		head  string
+	}{
+		{"none-actions", parser.Auto, "Action: None\n", ""},
+		{"orphan-inputs", parser.Auto, "Action Input: x\n", ""},
+		{"fences", parser.Auto, "```\nAction: a\n", ""},
+		{"open-brackets", parser.Auto, "{[(", "Action: a\nAction Input: "},
+		{"call-parens", parser.Auto, "(", "Action: a"},
+		{"inline-input-words", parser.Auto, "action input action ", "Action: "},
+		{"json-open-braces", parser.JSON, `{"a":`, ""},
+		{"json-deep-arrays", parser.Auto, "[", `{"action": "a", "args": `},
+		{"decorations", parser.Auto, "*_#->+ ", ""},
+		{"observation-lines", parser.Auto, "```\nObservation: x\n", "Action: a\nAction Input: "},
+	}
+	for _, sh := range shapes {
+		for _, size := range []int{64 << 10, 1 << 20} {
+			reply := sh.head + strings.Repeat(sh.unit, size/len(sh.unit))
+			b.Run(fmt.Sprintf("%s/%dKiB", sh.name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(reply)))
+				b.ReportAllocs()
+				for b.Loop() {
+					_, _ = parser.Parse(reply, parser.WithProtocol(sh.proto))
+				}
+			})
+		}
+	}
+}
