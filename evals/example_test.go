@@ -1,0 +1,75 @@
+package evals_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/evals"
+)
+
+// TestScenarioReadmeExample parses the annotated example of
+// fixtures/scenarios/README.md so that the documentation cannot drift from
+// the loader.
+func TestScenarioReadmeExample(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "fixtures", "scenarios", "README.md"))
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(b), "```yaml\n")
+	require.True(t, ok, "README has a yaml block")
+	block, _, ok := strings.Cut(rest, "```")
+	require.True(t, ok, "yaml block is closed")
+	sc, err := evals.ParseScenario("README.md", []byte(block), nil)
+	require.NoError(t, err)
+	require.Equal(t, "scale-window-256", sc.ID)
+	require.Equal(t, []evals.FailurePath{evals.PathToolError}, sc.Expect.FailurePaths)
+}
+
+func ExampleScore() {
+	sc, err := evals.ParseScenario("echo.yaml", []byte(`
+id: echo-hello
+description: Echo a greeting back.
+task: Say hello through the echo tool.
+tools: [echo]
+expect:
+  outcome: final_answer
+  answer: {contains: hello}
+  trajectory: {mode: exact, calls: [{tool: echo}]}
+`), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	run := evals.Score(sc, evals.RunInput{
+		Prompt: "react-text",
+		Trial:  1,
+		Result: agent.Result{Outcome: agent.OutcomeFinalAnswer, Answer: "hello", ModelCalls: 2},
+		Events: []agent.Event{
+			{Type: agent.EventLLMCall, Step: 1, Attempt: 1},
+			{Type: agent.EventToolCall, Step: 1, Tool: "echo", Input: "hello"},
+			{Type: agent.EventToolResult, Step: 1, Tool: "echo", Status: "success", Observation: `{"status":"success","data":"hello"}`},
+			{Type: agent.EventLLMCall, Step: 2, Attempt: 1},
+			{Type: agent.EventDone, Step: 2, Outcome: agent.OutcomeFinalAnswer},
+		},
+	})
+	report := evals.NewReport([]evals.RunReport{run})
+	fmt.Println(run.ID, run.Verdict, len(run.Checks), "checks")
+	fmt.Println(report.Summary.Pass, "of", report.Summary.Total, "passed")
+	// Output:
+	// echo-hello/react-text/1 pass 3 checks
+	// 1 of 1 passed
+}
+
+func ExampleInShard() {
+	i, n, err := evals.ParseShard("2/3")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(evals.InShard("a", i, n))
+	// Output: true
+}
