@@ -22,7 +22,10 @@ type Decision struct {
 	// Action is the tool name as the model wrote it, cleaned of decoration;
 	// set when Kind is KindAction.
 	Action string `json:"action,omitempty"`
-	// ActionInput is the raw tool input, exactly as the tool will receive it.
+	// ActionInput is the raw tool input, exactly as the tool will receive it
+	// ("" for an empty input; JSON keeps its own formatting in the text
+	// protocol and is compacted in the JSON protocol). It never contains an
+	// Observation label line.
 	ActionInput string `json:"action_input,omitempty"`
 	// FinalAnswer is the answer text; set when Kind is KindFinal.
 	FinalAnswer string `json:"final_answer,omitempty"`
@@ -32,7 +35,8 @@ type Decision struct {
 	// are not run (one tool call per model call).
 	ExtraActionsIgnored int `json:"extra_actions_ignored,omitempty"`
 	// Discarded is the text the model wrote after its own decision (for
-	// example a hallucinated Observation), dropped from the decision.
+	// example a hallucinated Observation, further actions, or prose after a
+	// JSON input), trimmed; the agent never acts on it. Text protocol only.
 	Discarded string `json:"discarded,omitempty"`
 }
 

@@ -25,7 +25,7 @@
 //     colon is ASCII ':' or full-width '：', optionally preceded by spaces.
 //     Markdown decoration before and around the label is skipped
 //     ("**Action**:", "**Action:**", "*Action*:", "# Action:", "- Action:",
-//     "> Action:"), as is a step number ("Action 2:"). A line holding only
+//     "> Action:", "1. Action:"), as is a step number ("Action 2:"). A line holding only
 //     the label word (possibly decorated, no colon) is a label whose value
 //     starts on the next line. A label counts only at the start of a line:
 //     "Action:" inside prose, inside a code fence, or inside a final answer

@@ -139,6 +139,15 @@ func matchWords(s string, i int, words []string) (int, bool) {
 // holding only the label). See rule 1 in the package documentation.
 func detectLabel(line string) (label, int) {
 	i := skipDecorated(line, 0)
+	// A numbered list item: "1. Thought:", "2) Action:".
+	if j := i; j < len(line) && '0' <= line[j] && line[j] <= '9' {
+		for j < len(line) && '0' <= line[j] && line[j] <= '9' {
+			j++
+		}
+		if j < len(line) && (line[j] == '.' || line[j] == ')') {
+			i = skipDecorated(line, j+1)
+		}
+	}
 	if i == len(line) {
 		return labelNone, 0
 	}
