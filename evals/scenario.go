@@ -248,6 +248,11 @@ func ParseScenario(file string, data []byte, prompts []string) (*Scenario, error
 // any error it returns no scenarios. prompts are the valid prompt variant
 // names (nil: DefaultPrompts).
 func LoadSuite(dir string, prompts []string) ([]*Scenario, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("load suite: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("load suite: %s is not a directory", dir)
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, fmt.Errorf("load suite: %w", err)

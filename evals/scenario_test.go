@@ -282,6 +282,16 @@ func TestLoadSuite(t *testing.T) {
 	}
 }
 
+func TestLoadSuiteBadDir(t *testing.T) {
+	dir := t.TempDir()
+	_, err := LoadSuite(filepath.Join(dir, "nope"), nil)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	file := filepath.Join(dir, "f.yaml")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, err = LoadSuite(file, nil)
+	require.EqualError(t, err, "load suite: "+file+" is not a directory")
+}
+
 func TestLoadScenarioMissingFile(t *testing.T) {
 	_, err := LoadScenario(filepath.Join(t.TempDir(), "nope.yaml"), nil)
 	require.ErrorIs(t, err, os.ErrNotExist)
