@@ -234,7 +234,7 @@ func Open(path string, mode Mode, opts ...Option) (*Cassette, error) {
 	c.rec.SkipRequestLatency = true
 	c.rec.SetMatcher(c.match)
 	if mode.records() {
-		// Save filters run on go-vcr's copies just before saving;
+		// Save filters run on go-vcr's interactions just before saving;
 		// redactInteraction replaces maps rather than editing them, since
 		// they alias the live request's and response's headers.
 		c.rec.AddSaveFilter(redactInteraction)
@@ -544,7 +544,7 @@ func (c *Cassette) save() (err error) {
 	if err := c.rec.Stop(); err != nil {
 		return fmt.Errorf("save cassette %s: %w", c.path, err)
 	}
-	final := c.ordered()
+	final, live := c.ordered()
 	data, err := encodeCassette(final)
 	if err != nil {
 		return fmt.Errorf("save cassette %s: %w", c.path, err)
@@ -591,6 +591,7 @@ func (c *Cassette) save() (err error) {
 	for i, in := range final {
 		c.infos[i] = info(i, in)
 		c.infos[i].Played = true
+		c.infos[i].Live = live[i]
 	}
 	return nil
 }
@@ -598,8 +599,9 @@ func (c *Cassette) save() (err error) {
 // ordered returns the interactions to save: in ModeRecord all recorded
 // ones; in ModeReplayOrRecord those this run used, in the order it used
 // them (unused old interactions are dropped), so that the next replay
-// consumes them in the same order.
-func (c *Cassette) ordered() []*cassette.Interaction {
+// consumes them in the same order. live[i] reports whether interaction i
+// was recorded by this run.
+func (c *Cassette) ordered() (out []*cassette.Interaction, live []bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	nOld := len(c.canon)
@@ -607,20 +609,28 @@ func (c *Cassette) ordered() []*cassette.Interaction {
 		nOld = len(c.captured)
 	}
 	old, recorded := c.captured[:nOld], c.captured[nOld:]
-	out := make([]*cassette.Interaction, 0, len(c.served))
 	next := 0
 	for _, idx := range c.served {
 		switch {
 		case idx >= 0 && idx < len(old):
 			out = append(out, old[idx])
+			live = append(live, false)
 		case idx < 0 && next < len(recorded):
 			out = append(out, recorded[next])
+			live = append(live, true)
 			next++
 		}
 	}
 	// Recorded interactions whose request never reported back (should
 	// not happen) are kept rather than lost.
-	return append(out, recorded[next:]...)
+	for _, in := range recorded[next:] {
+		out = append(out, in)
+		live = append(live, true)
+	}
+	if out == nil {
+		out = []*cassette.Interaction{}
+	}
+	return out, live
 }
 
 // writeSync writes data to name and flushes it to stable storage.
