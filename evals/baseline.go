@@ -29,10 +29,12 @@ const (
 
 // RunDelta is one run whose verdict differs between the reports.
 type RunDelta struct {
+	// ID is the run id.
 	ID string `json:"id"`
 	// Before and After are the verdicts; empty when the run is absent.
-	Before Verdict   `json:"before,omitempty"`
-	After  Verdict   `json:"after,omitempty"`
+	Before Verdict `json:"before,omitempty"`
+	After  Verdict `json:"after,omitempty"`
+	// Change classifies the difference.
 	Change RunChange `json:"change"`
 	// Regression says the change counts as a regression.
 	Regression bool `json:"regression"`
@@ -40,10 +42,12 @@ type RunDelta struct {
 
 // PromptDelta compares one prompt variant's aggregates.
 type PromptDelta struct {
+	// Prompt is the variant name.
 	Prompt string `json:"prompt"`
 	// PassRate, PassHatK and MeanModelCalls are [baseline, current]; nil
 	// elements are n/a. PassHatK uses the largest k both reports have.
-	PassRate       [2]*float64 `json:"pass_rate"`
+	PassRate [2]*float64 `json:"pass_rate"`
+	// K is the k of PassHatK (0: fewer than two trials on a side).
 	K              int         `json:"k,omitempty"`
 	PassHatK       [2]*float64 `json:"pass_hat_k"`
 	MeanModelCalls [2]*float64 `json:"mean_model_calls"`

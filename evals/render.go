@@ -18,10 +18,14 @@ type Format string
 
 // The report formats.
 const (
-	FormatTable    Format = "table"
+	// FormatTable is the terminal table (RenderTable), the default.
+	FormatTable Format = "table"
+	// FormatMarkdown is GitHub markdown (RenderMarkdown).
 	FormatMarkdown Format = "markdown"
-	FormatJSON     Format = "json"
-	FormatJUnit    Format = "junit"
+	// FormatJSON is the canonical JSON (RenderJSON).
+	FormatJSON Format = "json"
+	// FormatJUnit is JUnit XML (RenderJUnit).
+	FormatJUnit Format = "junit"
 )
 
 // ParseFormat validates a --format value: table, markdown, json or junit.

@@ -54,29 +54,37 @@ type FailurePathResult struct {
 	why string // reason it was not handled, copied into the check
 }
 
-// Tokens is token usage.
+// Tokens is the token usage of a run, from the recorded API usage.
 type Tokens struct {
-	Prompt     int `json:"prompt"`
+	// Prompt is the number of input tokens.
+	Prompt int `json:"prompt"`
+	// Completion is the number of generated tokens.
 	Completion int `json:"completion"`
 }
 
-// Latency is recorded latency in milliseconds.
+// Latency is the latency recorded in a run's cassettes.
 type Latency struct {
+	// Model is the summed model-call latency in milliseconds.
 	Model int64 `json:"model"`
-	Tool  int64 `json:"tool"`
+	// Tool is the summed tool (image service) latency in milliseconds.
+	Tool int64 `json:"tool"`
 }
 
 // RunReport is the scored result of one run.
 type RunReport struct {
 	// ID is "<scenario>/<prompt>/<trial>".
-	ID       string `json:"id"`
+	ID string `json:"id"`
+	// Scenario is the scenario id.
 	Scenario string `json:"scenario"`
-	Prompt   string `json:"prompt"`
+	// Prompt is the prompt variant.
+	Prompt string `json:"prompt"`
 	// Trial is 1-based.
 	Trial int `json:"trial"`
 	// Tags are the scenario's tags.
-	Tags    []string      `json:"tags,omitempty"`
-	Verdict Verdict       `json:"verdict"`
+	Tags []string `json:"tags,omitempty"`
+	// Verdict is pass, fail or error.
+	Verdict Verdict `json:"verdict"`
+	// Outcome is how the run ended (empty if the agent never ran).
 	Outcome agent.Outcome `json:"outcome"`
 	// ModelCalls, ToolCalls and ParseErrors count model calls (Result),
 	// tool_call events and parse_error events.
@@ -84,10 +92,14 @@ type RunReport struct {
 	ToolCalls   int `json:"tool_calls"`
 	ParseErrors int `json:"parse_errors"`
 	// ReferenceSteps is expect.steps.reference (0: none).
-	ReferenceSteps int                 `json:"reference_steps,omitempty"`
-	FailurePaths   []FailurePathResult `json:"failure_paths"`
-	Checks         []Check             `json:"checks"`
-	Tokens         Tokens              `json:"tokens"`
+	ReferenceSteps int `json:"reference_steps,omitempty"`
+	// FailurePaths are the listed paths, then the unlisted ones that
+	// occurred.
+	FailurePaths []FailurePathResult `json:"failure_paths"`
+	// Checks are the expectations in scenario order (empty on error).
+	Checks []Check `json:"checks"`
+	// Tokens is the run's token usage.
+	Tokens Tokens `json:"tokens"`
 	// RecordedMS is the latency recorded in the cassettes.
 	RecordedMS Latency `json:"recorded_ms"`
 	// ReplayMS is the replay wall time; it varies between runs and is not
@@ -114,22 +126,29 @@ func (r RunReport) FailurePathCounts() (handled, exercised int) {
 // Report is the canonical result of an eval: runs sorted by id and the
 // summary computed from them. Build it with NewReport.
 type Report struct {
-	Schema  int         `json:"schema"`
-	Runs    []RunReport `json:"runs"`
-	Summary Summary     `json:"summary"`
+	// Schema is SchemaVersion.
+	Schema int `json:"schema"`
+	// Runs are sorted by id.
+	Runs []RunReport `json:"runs"`
+	// Summary is computed from Runs.
+	Summary Summary `json:"summary"`
 }
 
 // Summary aggregates every run; ByPrompt and ByTag aggregate subsets.
 type Summary struct {
+	// Group aggregates every run (its fields are inlined in JSON).
 	Group
+	// ByPrompt aggregates the runs of each prompt variant.
 	ByPrompt map[string]Group `json:"by_prompt"`
-	ByTag    map[string]Group `json:"by_tag"`
+	// ByTag aggregates the runs of each scenario tag.
+	ByTag map[string]Group `json:"by_tag"`
 }
 
 // Group aggregates a set of runs. A "case" is a scenario × prompt pair;
 // its trials are the runs of that pair. Ratios are rounded to 4 decimals
 // and are null (n/a) when nothing was measured.
 type Group struct {
+	// Total counts the runs; Pass, Fail and Error count them by verdict.
 	Total int `json:"total"`
 	Pass  int `json:"pass"`
 	Fail  int `json:"fail"`
@@ -161,16 +180,21 @@ type Group struct {
 // pass^k = mean of C(c,k)/C(n,k); pass@k = mean of 1 - C(n-c,k)/C(n,k).
 // Both are null (n/a) when some case has fewer than k judged trials.
 type KScore struct {
-	K       int      `json:"k"`
+	// K is the number of trials drawn.
+	K int `json:"k"`
+	// PassAtK is pass@k: at least one of k trials passes.
 	PassAtK *float64 `json:"pass_at_k"`
+	// PassHat is pass^k: all k trials pass.
 	PassHat *float64 `json:"pass_hat_k"`
 }
 
 // Dist is a distribution summary; percentiles use the nearest-rank method.
 type Dist struct {
+	// Mean is the arithmetic mean.
 	Mean *float64 `json:"mean"`
-	P50  *float64 `json:"p50"`
-	P95  *float64 `json:"p95"`
+	// P50 and P95 are the median and the 95th percentile.
+	P50 *float64 `json:"p50"`
+	P95 *float64 `json:"p95"`
 }
 
 // NewReport sorts the runs by id (scenario, prompt, then trial
@@ -358,9 +382,6 @@ func distribution(xs []float64) Dist {
 	}
 	return Dist{Mean: mean(s), P50: rank(0.50), P95: rank(0.95)}
 }
-
-// MarshalJSON is not defined on Report on purpose: use Report.JSON for the
-// canonical bytes.
 
 // JSON returns the canonical JSON of the report: object keys sorted,
 // two-space indent, a final newline.

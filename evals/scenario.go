@@ -186,18 +186,30 @@ type FileExpect struct {
 // when each one counts as occurred and as handled.
 type FailurePath string
 
-// The failure paths.
+// The failure paths; Score documents when each occurred and was handled.
 const (
-	PathParseError           FailurePath = "parse_error"
-	PathToolNotFound         FailurePath = "tool_not_found"
-	PathToolError            FailurePath = "tool_error"
-	PathToolTimeout          FailurePath = "tool_timeout"
-	PathLLMRetry             FailurePath = "llm_retry"
-	PathLLMError             FailurePath = "llm_error"
-	PathMaxSteps             FailurePath = "max_steps"
-	PathDeadline             FailurePath = "deadline"
-	PathRecovery             FailurePath = "recovery"
-	PathOutsideWorkspace     FailurePath = "path_outside_workspace"
+	// PathParseError: a reply the parser rejected.
+	PathParseError FailurePath = "parse_error"
+	// PathToolNotFound: a call to a tool that is not registered.
+	PathToolNotFound FailurePath = "tool_not_found"
+	// PathToolError: a tool call that failed with any other code.
+	PathToolError FailurePath = "tool_error"
+	// PathToolTimeout: a tool call that ran past its timeout.
+	PathToolTimeout FailurePath = "tool_timeout"
+	// PathLLMRetry: a model call that failed and was retried.
+	PathLLMRetry FailurePath = "llm_retry"
+	// PathLLMError: a model error that retries did not cure.
+	PathLLMError FailurePath = "llm_error"
+	// PathMaxSteps: the step budget ran out.
+	PathMaxSteps FailurePath = "max_steps"
+	// PathDeadline: the run deadline passed.
+	PathDeadline FailurePath = "deadline"
+	// PathRecovery: the agent offered recovery data after a tool error.
+	PathRecovery FailurePath = "recovery"
+	// PathOutsideWorkspace: a tool was asked for a path outside the
+	// workspace.
+	PathOutsideWorkspace FailurePath = "path_outside_workspace"
+	// PathInjectionObservation: a tool output carried protocol labels.
 	PathInjectionObservation FailurePath = "injection_in_observation"
 )
 
