@@ -108,8 +108,7 @@ func (s *Service) process(ctx context.Context, req resizeRequest) resizeResult {
 		return res
 	}
 
-	dst := image.NewRGBA(image.Rect(0, 0, dw, dh))
-	kernel.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
+	dst := scaleImage(src, dw, dh)
 	if ctx.Err() != nil {
 		res.err = timeoutError(s.cfg.Timeout)
 		return res

@@ -1,0 +1,95 @@
+package imageservice
+
+import (
+	"image"
+
+	"golang.org/x/image/draw"
+)
+
+// scaleImage returns src scaled to dw×dh with CatmullRom. When the source
+// is more than four times the target in both directions it is first
+// reduced by an integer factor k with an exact box (area) average, so
+// that CatmullRom sees at most about twice the target size. The box
+// filter is the ideal anti-aliasing filter for an integer reduction, so
+// the result matches direct CatmullRom closely while costing one pass
+// over the source and bounding x/image/draw's scratch buffer (32 bytes
+// per target-width × source-height pixel) to a few times the target.
+func scaleImage(src image.Image, dw, dh int) *image.RGBA {
+	sb := src.Bounds()
+	if k := min(sb.Dx()/(2*dw), sb.Dy()/(2*dh)); k >= 2 {
+		src = boxReduce(src, k)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, dw, dh))
+	kernel.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
+	return dst
+}
+
+// boxReduce averages k×k blocks of src into one pixel of a premultiplied
+// RGBA image of ceil(w/k)×ceil(h/k) pixels; blocks cut by the right and
+// bottom edges average the pixels they have.
+func boxReduce(src image.Image, k int) *image.RGBA {
+	sb := src.Bounds()
+	w, h := sb.Dx(), sb.Dy()
+	ow, oh := (w+k-1)/k, (h+k-1)/k
+	dst := image.NewRGBA(image.Rect(0, 0, ow, oh))
+	// One row of block sums (16-bit premultiplied channels), reused.
+	sums := make([][4]uint64, ow)
+	pixel := rowReader(src)
+	for oy := range oh {
+		clear(sums)
+		y0, y1 := sb.Min.Y+oy*k, min(sb.Min.Y+(oy+1)*k, sb.Max.Y)
+		for y := y0; y < y1; y++ {
+			for x := range w {
+				r, g, b, a := pixel(sb.Min.X+x, y)
+				s := &sums[x/k]
+				s[0] += uint64(r)
+				s[1] += uint64(g)
+				s[2] += uint64(b)
+				s[3] += uint64(a)
+			}
+		}
+		rows := uint64(y1 - y0)
+		for ox := range ow {
+			cols := uint64(min((ox+1)*k, w) - ox*k)
+			n := rows * cols * 257 // 16-bit sums → 8-bit average
+			s := sums[ox]
+			i := dst.PixOffset(ox, oy)
+			dst.Pix[i+0] = uint8((s[0] + n/2) / n)
+			dst.Pix[i+1] = uint8((s[1] + n/2) / n)
+			dst.Pix[i+2] = uint8((s[2] + n/2) / n)
+			dst.Pix[i+3] = uint8((s[3] + n/2) / n)
+		}
+	}
+	return dst
+}
+
+// rowReader returns a function giving the 16-bit premultiplied RGBA of a
+// pixel, with fast paths for the types the JPEG and PNG decoders produce
+// most often (avoiding an interface allocation per pixel).
+func rowReader(src image.Image) func(x, y int) (r, g, b, a uint32) {
+	switch s := src.(type) {
+	case *image.YCbCr:
+		return func(x, y int) (uint32, uint32, uint32, uint32) {
+			return s.YCbCrAt(x, y).RGBA()
+		}
+	case *image.RGBA:
+		return func(x, y int) (uint32, uint32, uint32, uint32) {
+			return s.RGBAAt(x, y).RGBA()
+		}
+	case *image.NRGBA:
+		return func(x, y int) (uint32, uint32, uint32, uint32) {
+			return s.NRGBAAt(x, y).RGBA()
+		}
+	case *image.Gray:
+		return func(x, y int) (uint32, uint32, uint32, uint32) {
+			return s.GrayAt(x, y).RGBA()
+		}
+	case *image.CMYK:
+		return func(x, y int) (uint32, uint32, uint32, uint32) {
+			return s.CMYKAt(x, y).RGBA()
+		}
+	}
+	return func(x, y int) (uint32, uint32, uint32, uint32) {
+		return src.At(x, y).RGBA()
+	}
+}

@@ -1,0 +1,104 @@
+package imageservice
+
+import (
+	"image"
+	"image/color"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBoxReduce(t *testing.T) {
+	// 5×3 grey ramp reduced by 2: blocks 2×2, 1×2 (right edge), 2×1 and 1×1 (bottom).
+	src := image.NewGray(image.Rect(10, 20, 15, 23)) // offset bounds on purpose
+	vals := [3][5]uint8{
+		{0, 10, 20, 30, 40},
+		{50, 60, 70, 80, 90},
+		{100, 110, 120, 130, 140},
+	}
+	for y := range 3 {
+		for x := range 5 {
+			src.SetGray(10+x, 20+y, color.Gray{Y: vals[y][x]})
+		}
+	}
+	got := boxReduce(src, 2)
+	want := [][]uint8{
+		{30, 50, 65}, // (0+10+50+60)/4, (20+30+70+80)/4, (40+90)/2
+		{105, 125, 140},
+	}
+	require.Equal(t, image.Rect(0, 0, 3, 2), got.Bounds())
+	var gotVals [][]uint8
+	for y := range 2 {
+		var row []uint8
+		for x := range 3 {
+			c := got.RGBAAt(x, y)
+			require.Equal(t, c.R, c.G, "grey stays grey")
+			require.Equal(t, uint8(255), c.A, "opaque stays opaque")
+			row = append(row, c.R)
+		}
+		gotVals = append(gotVals, row)
+	}
+	if diff := cmp.Diff(want, gotVals); diff != "" {
+		t.Errorf("box averages mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRowReaderFastPaths(t *testing.T) {
+	rgba := syntheticImage(9, 7, 5)
+	nrgba := image.NewNRGBA(rgba.Bounds())
+	ycc := image.NewYCbCr(rgba.Bounds(), image.YCbCrSubsampleRatio420)
+	gray := image.NewGray(rgba.Bounds())
+	cmyk := image.NewCMYK(rgba.Bounds())
+	for y := range 7 {
+		for x := range 9 {
+			c := rgba.RGBAAt(x, y)
+			c.A = uint8(40 + x*20)
+			nrgba.SetNRGBA(x, y, color.NRGBA{c.R, c.G, c.B, c.A})
+			gray.SetGray(x, y, color.Gray{Y: c.G})
+			cmyk.SetCMYK(x, y, color.CMYK{C: c.R, M: c.G, Y: c.B, K: uint8(x)})
+			yy, cb, cr := color.RGBToYCbCr(c.R, c.G, c.B)
+			ycc.Y[ycc.YOffset(x, y)] = yy
+			ycc.Cb[ycc.COffset(x, y)] = cb
+			ycc.Cr[ycc.COffset(x, y)] = cr
+		}
+	}
+	tests := []struct {
+		name string
+		img  image.Image
+	}{
+		{"rgba", rgba}, {"nrgba", nrgba}, {"ycbcr", ycc}, {"gray", gray}, {"cmyk", cmyk},
+		{"gray16 (generic path)", image.NewGray16(rgba.Bounds())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			read := rowReader(tt.img)
+			for y := range 7 {
+				for x := range 9 {
+					r, g, b, a := read(x, y)
+					wr, wg, wb, wa := tt.img.At(x, y).RGBA()
+					require.Equal(t, [4]uint32{wr, wg, wb, wa}, [4]uint32{r, g, b, a}, "pixel (%d,%d)", x, y)
+				}
+			}
+		})
+	}
+}
+
+func TestScaleImageSize(t *testing.T) {
+	tests := []struct {
+		name   string
+		sw, sh int
+		dw, dh int
+	}{
+		{"small ratio scales directly", 150, 103, 64, 44},
+		{"upscale scales directly", 30, 20, 300, 200},
+		{"16x downscale pre-reduces", 1024, 768, 64, 48},
+		{"one-row target", 300, 200, 120, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := scaleImage(image.NewGray(image.Rect(0, 0, tt.sw, tt.sh)), tt.dw, tt.dh)
+			require.Equal(t, image.Rect(0, 0, tt.dw, tt.dh), out.Bounds())
+		})
+	}
+}
