@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Key aliases of the JSON protocol, in order of preference.
@@ -69,8 +72,7 @@ func text(raw json.RawMessage) string {
 	case len(raw) == 0 || string(raw) == "null":
 		return ""
 	case raw[0] == '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if s, ok := unquote(raw); ok {
 			return s
 		}
 	}
@@ -172,4 +174,72 @@ func giveUp(o object) (string, bool) {
 	}
 	reason := trim(text(raw))
 	return reason, reason != ""
+}
+
+// unquote decodes a JSON string literal. Unlike encoding/json it keeps
+// bytes that are not valid UTF-8 as they are, so a decoded value is never
+// longer than its literal.
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	raw = raw[1 : len(raw)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw), true
+	}
+	b := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		if i+1 >= len(raw) {
+			return "", false
+		}
+		i++
+		switch raw[i] {
+		case '"', '\\', '/':
+			b = append(b, raw[i])
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := hex4(raw, i+1)
+			if !ok {
+				return "", false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(raw, i+3); ok && i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+						b = utf8.AppendRune(b, pair)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			b = utf8.AppendRune(b, r)
+		default:
+			return "", false
+		}
+	}
+	return string(b), true
+}
+
+// hex4 decodes the four hex digits at raw[i:].
+func hex4(raw []byte, i int) (rune, bool) {
+	if i+4 > len(raw) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(raw[i:i+4]), 16, 32)
+	return rune(n), err == nil
 }

@@ -257,7 +257,7 @@ func (f fence) closes(line string) bool {
 	return j-i >= f.count && skipInvisible(line, j) == len(line)
 }
 
-// trimLine removes a trailing "\r" from a line for detection purposes.
+// trimCR removes a trailing "\r" from a line for label detection.
 func trimCR(line string) string {
 	return strings.TrimSuffix(line, "\r")
 }
