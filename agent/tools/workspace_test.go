@@ -21,7 +21,7 @@ type sandbox struct {
 // newSandbox builds root/{a.txt, sub/b.txt, sub/inner -> ../a.txt,
 // leak.txt -> OUT/secret.txt, outdir -> OUT, dangling -> OUT/missing,
 // loop -> loop} and OUT/secret.txt.
-func newSandbox(t *testing.T) sandbox {
+func newSandbox(t testing.TB) sandbox {
 	t.Helper()
 	root, outside := t.TempDir(), t.TempDir()
 	write := func(p string) {
