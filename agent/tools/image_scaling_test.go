@@ -299,6 +299,19 @@ func TestImageScalingExecute(t *testing.T) {
 		{name: "json missing width", input: `{"path":"picture/window.jpg"}`, wantCode: CodeInvalidInput, wantMsg: []string{`no "width"`}, wantNoCall: true},
 		{name: "json missing path", input: `{"width":10}`, wantCode: CodeInvalidInput, wantMsg: []string{`no "path"`}, wantNoCall: true},
 		{name: "json bool width", input: `{"path":"picture/window.jpg","width":true}`, wantCode: CodeInvalidInput, wantNoCall: true},
+		{
+			name: "file too large", input: "huge.jpg 10",
+			setup: func(t *testing.T, root string) {
+				// A sparse file: JPEG magic, then a hole up to the limit.
+				f, err := os.Create(filepath.Join(root, "huge.jpg"))
+				require.NoError(t, err)
+				_, err = f.Write([]byte{0xFF, 0xD8, 0xFF})
+				require.NoError(t, err)
+				require.NoError(t, f.Truncate(MaxImageBytes+1))
+				require.NoError(t, f.Close())
+			},
+			wantCode: CodePayloadTooLarge, wantMsg: []string{"limit"}, wantNoCall: true,
+		},
 		{name: "folder", input: "picture 10", wantCode: CodeInvalidInput, wantMsg: []string{"not a regular file"}, wantNoCall: true},
 
 		// The sandbox.
@@ -352,6 +365,16 @@ func TestImageScalingExecute(t *testing.T) {
 			wantCode: CodeServiceUnavailable, wantRetry: true, wantMsg: []string{"HTTP 503", "overloaded: try later", "retry after 1s"}},
 		{name: "504", input: "picture/window.jpg 10", handler: statusHandler(504, "", nil),
 			wantCode: CodeServiceUnavailable, wantRetry: true, wantMsg: []string{"HTTP 504"}},
+		{name: "truncated answer", input: "picture/window.jpg 10", handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			conn, buf, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n\xff\xd8\xff")
+			buf.Flush()
+		}), wantCode: CodeServiceUnavailable, wantRetry: true, wantMsg: []string{"unreachable"}},
 		{name: "200 with garbage", input: "picture/window.jpg 10", handler: statusHandler(200, "not an image", nil),
 			wantCode: CodeServiceError, wantMsg: []string{"not an image"}},
 		{name: "refused connection", input: "picture/window.jpg 10", baseURL: refusedURL,
@@ -681,6 +704,7 @@ func TestImageScalingBundledWorkspace(t *testing.T) {
 }
 
 func TestImageScalingDescription(t *testing.T) {
+	require.Equal(t, "image_scaling", NewImageScaling(nil, "", nil).Name())
 	d := NewImageScaling(nil, "", nil).Description()
 	for _, s := range []string{"picture/window.jpg 256", `{"path":"picture/window.jpg","width":256}`, "1 to 4096", "NAME_WIDTH.EXT"} {
 		require.Contains(t, d, s)
