@@ -95,6 +95,7 @@ Flags:
 	fs.Int64Var(&o.cfg.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest request body in `bytes` (larger: 413 payload_too_large)")
 	fs.IntVar(&o.cfg.MaxWidth, "max-width", d.MaxWidth, "largest target width in `pixels` (outside 1..N: 400 invalid_width)")
 	fs.Int64Var(&o.cfg.MaxSourcePixels, "max-pixels", d.MaxSourcePixels, "pixel budget for source and target, width×height, checked before decoding (larger: 422 image_too_large)")
+	fs.Int64Var(&o.cfg.MaxWorkBytes, "max-work-bytes", d.MaxWorkBytes, "working memory one request may need, estimated before decoding, in `bytes` (larger: 422 image_too_large)")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "per-request deadline, body read included (exceeded: 503 timeout)")
 	fs.IntVar(&o.cfg.MaxConcurrent, "max-concurrent", runtime.NumCPU(), "resize requests processed at once; more are answered 503 busy with Retry-After")
 	fs.DurationVar(&o.cfg.RetryAfter, "retry-after", d.RetryAfter, "Retry-After advertised with 503 busy (rounded up to whole seconds)")
@@ -127,6 +128,8 @@ func validate(o options) error {
 		return fmt.Errorf("-max-width %d: must be at least 1", c.MaxWidth)
 	case c.MaxSourcePixels < 1:
 		return fmt.Errorf("-max-pixels %d: must be at least 1", c.MaxSourcePixels)
+	case c.MaxWorkBytes < 1:
+		return fmt.Errorf("-max-work-bytes %d: must be at least 1", c.MaxWorkBytes)
 	case c.Timeout <= 0:
 		return fmt.Errorf("-timeout %v: must be positive", c.Timeout)
 	case c.MaxConcurrent < 1:
@@ -160,7 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := svc.Config()
 	logger.Info("imaged listening", slog.String("url", "http://"+ln.Addr().String()),
 		slog.Int64("max_body_bytes", c.MaxBodyBytes), slog.Int("max_width", c.MaxWidth),
-		slog.Int64("max_pixels", c.MaxSourcePixels), slog.Duration("timeout", c.Timeout),
+		slog.Int64("max_pixels", c.MaxSourcePixels), slog.Int64("max_work_bytes", c.MaxWorkBytes), slog.Duration("timeout", c.Timeout),
 		slog.Int("max_concurrent", c.MaxConcurrent), slog.String("version", c.Version))
 	srv := newServer(svc, o.cfg.Timeout, logger)
 	return serve(ctx, srv, ln, o.drainTimeout, logger)

@@ -53,13 +53,14 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{"defaults", nil, "", exitOK},
 		{"every flag", []string{"--addr", "127.0.0.1:0", "--max-body-bytes", "1000", "--max-width", "10", "--max-pixels", "100",
-			"--timeout", "2s", "--max-concurrent", "3", "--retry-after", "5s", "--jpeg-quality", "75", "--drain-timeout", "1s", "--log-json"}, "", exitOK},
+			"--max-work-bytes", "5000", "--timeout", "2s", "--max-concurrent", "3", "--retry-after", "5s", "--jpeg-quality", "75", "--drain-timeout", "1s", "--log-json"}, "", exitOK},
 		{"help", []string{"-h"}, "help requested", exitOK},
 		{"unknown flag", []string{"--width", "3"}, "flag provided but not defined", exitUsage},
 		{"stray argument", []string{"serve"}, `unexpected argument "serve"`, exitUsage},
 		{"zero width", []string{"--max-width", "0"}, "-max-width 0", exitUsage},
 		{"negative body", []string{"--max-body-bytes", "-1"}, "-max-body-bytes -1", exitUsage},
 		{"zero pixels", []string{"--max-pixels", "0"}, "-max-pixels 0", exitUsage},
+		{"zero work bytes", []string{"--max-work-bytes", "0"}, "-max-work-bytes 0", exitUsage},
 		{"zero timeout", []string{"--timeout", "0s"}, "-timeout 0s", exitUsage},
 		{"zero concurrency", []string{"--max-concurrent", "0"}, "-max-concurrent 0", exitUsage},
 		{"zero retry", []string{"--retry-after", "0s"}, "-retry-after 0s", exitUsage},
@@ -82,10 +83,10 @@ func TestParseFlags(t *testing.T) {
 
 func TestParseFlagsValues(t *testing.T) {
 	got, err := parseFlags([]string{"--addr", "127.0.0.1:0", "--max-body-bytes", "1000", "--max-width", "10", "--max-pixels", "100",
-		"--timeout", "2s", "--max-concurrent", "3", "--retry-after", "5s", "--jpeg-quality", "75", "--drain-timeout", "1s", "--log-json"}, io.Discard)
+		"--max-work-bytes", "5000", "--timeout", "2s", "--max-concurrent", "3", "--retry-after", "5s", "--jpeg-quality", "75", "--drain-timeout", "1s", "--log-json"}, io.Discard)
 	require.NoError(t, err)
 	want := options{addr: "127.0.0.1:0", drainTimeout: time.Second, logJSON: true, cfg: imageservice.Config{
-		MaxBodyBytes: 1000, MaxWidth: 10, MaxSourcePixels: 100, Timeout: 2 * time.Second, MaxConcurrent: 3,
+		MaxBodyBytes: 1000, MaxWidth: 10, MaxSourcePixels: 100, MaxWorkBytes: 5000, Timeout: 2 * time.Second, MaxConcurrent: 3,
 		RetryAfter: 5 * time.Second, JPEGQuality: 75, Version: version,
 	}}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(options{})); diff != "" {
@@ -101,7 +102,7 @@ func TestHelpMentionsEveryFlag(t *testing.T) {
 	var stderr bytes.Buffer
 	_, err := parseFlags([]string{"-h"}, &stderr)
 	require.ErrorIs(t, err, flag.ErrHelp)
-	for _, f := range []string{"-addr", "-max-body-bytes", "-max-width", "-max-pixels", "-timeout", "-max-concurrent", "-retry-after", "-jpeg-quality", "-drain-timeout", "-log-json", "curl -F image=@x.jpg"} {
+	for _, f := range []string{"-addr", "-max-body-bytes", "-max-width", "-max-pixels", "-max-work-bytes", "-timeout", "-max-concurrent", "-retry-after", "-jpeg-quality", "-drain-timeout", "-log-json", "curl -F image=@x.jpg"} {
 		require.Contains(t, stderr.String(), f)
 	}
 }

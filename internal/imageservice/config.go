@@ -14,6 +14,9 @@ const (
 	DefaultMaxWidth = 4096
 	// DefaultMaxSourcePixels is the default pixel budget: 40 megapixels.
 	DefaultMaxSourcePixels int64 = 40_000_000
+	// DefaultMaxWorkBytes is the default working-memory budget of one
+	// request: 1 GiB.
+	DefaultMaxWorkBytes int64 = 1 << 30
 	// DefaultTimeout is the default per-request deadline: 30 s.
 	DefaultTimeout = 30 * time.Second
 	// DefaultRetryAfter is the default Retry-After sent with 503 busy: 1 s.
@@ -41,6 +44,14 @@ type Config struct {
 	// larger than that, is answered 422 image_too_large before any pixel
 	// is decoded.
 	MaxSourcePixels int64
+	// MaxWorkBytes is the working memory one request may need, estimated
+	// from the header before decoding (default 1 GiB): the decoded source
+	// (4 bytes a pixel), x/image/draw's scratch buffer (32 bytes per
+	// target-width × scaled-source-height pixel) and the target (4 bytes a
+	// pixel). A request over it is answered 422 image_too_large. With the
+	// defaults it bites only for huge targets (a 4000×10000 scan kept 4000
+	// px wide needs about 1.4 GiB; a 6000×6000 photo to 4096 px, 1 GB).
+	MaxWorkBytes int64
 	// Timeout is the per-request deadline, body read included (default
 	// 30 s). A request that runs out of time is answered 503 timeout.
 	Timeout time.Duration
@@ -73,6 +84,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("imageservice config: max width %d is negative", c.MaxWidth)
 	case c.MaxSourcePixels < 0:
 		return fmt.Errorf("imageservice config: max source pixels %d is negative", c.MaxSourcePixels)
+	case c.MaxWorkBytes < 0:
+		return fmt.Errorf("imageservice config: max work bytes %d is negative", c.MaxWorkBytes)
 	case c.Timeout < 0:
 		return fmt.Errorf("imageservice config: timeout %v is negative", c.Timeout)
 	case c.MaxConcurrent < 0:
@@ -95,6 +108,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSourcePixels <= 0 {
 		c.MaxSourcePixels = DefaultMaxSourcePixels
+	}
+	if c.MaxWorkBytes <= 0 {
+		c.MaxWorkBytes = DefaultMaxWorkBytes
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout

@@ -19,7 +19,7 @@ const (
 	CodeUnsupportedFormat = "unsupported_format"
 	// CodePayloadTooLarge (413): the body exceeds MaxBodyBytes.
 	CodePayloadTooLarge = "payload_too_large"
-	// CodeImageTooLarge (422): the source or the target exceeds MaxSourcePixels.
+	// CodeImageTooLarge (422): the source or the target exceeds MaxSourcePixels, or the estimated working memory exceeds MaxWorkBytes.
 	CodeImageTooLarge = "image_too_large"
 	// CodeCorruptImage (400): the image header or data does not decode.
 	CodeCorruptImage = "corrupt_image"

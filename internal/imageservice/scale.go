@@ -16,12 +16,33 @@ import (
 // per target-width × source-height pixel) to a few times the target.
 func scaleImage(src image.Image, dw, dh int) *image.RGBA {
 	sb := src.Bounds()
-	if k := min(sb.Dx()/(2*dw), sb.Dy()/(2*dh)); k >= 2 {
+	if k := reduction(sb.Dx(), sb.Dy(), dw, dh); k >= 2 {
 		src = boxReduce(src, k)
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, dw, dh))
 	kernel.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
 	return dst
+}
+
+// reduction is the integer box pre-reduction factor scaleImage applies
+// (below 2: none).
+func reduction(sw, sh, dw, dh int) int {
+	return min(sw/(2*dw), sh/(2*dh))
+}
+
+// workBytes estimates the peak memory of scaling a sw×sh source to dw×dh:
+// the decoded source at 4 bytes a pixel, the box-reduced copy, the
+// CatmullRom scratch buffer of 32 bytes per dw × (reduced) source row, and
+// the target.
+func workBytes(sw, sh, dw, dh int) int64 {
+	src := 4 * int64(sw) * int64(sh)
+	rows := int64(sh)
+	if k := reduction(sw, sh, dw, dh); k >= 2 {
+		rw, rh := (int64(sw)+int64(k)-1)/int64(k), (int64(sh)+int64(k)-1)/int64(k)
+		src += 4 * rw * rh
+		rows = rh
+	}
+	return src + 32*int64(dw)*rows + 4*int64(dw)*int64(dh)
 }
 
 // boxReduce averages k×k blocks of src into one pixel of a premultiplied

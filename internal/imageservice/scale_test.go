@@ -102,3 +102,23 @@ func TestScaleImageSize(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkBytes(t *testing.T) {
+	tests := []struct {
+		name           string
+		sw, sh, dw, dh int
+		want           int64
+	}{
+		// 4·150·103 + 32·64·103 + 4·64·44
+		{"small, no pre-reduction", 150, 103, 64, 44, 61800 + 210944 + 11264},
+		// 4·4000·3000 + 4·572·429 (k=7) + 32·256·429 + 4·256·192
+		{"large downscale, pre-reduced by 7", 4000, 3000, 256, 192, 48_000_000 + 981_552 + 3_514_368 + 196_608},
+		// 4·6000·6000 + 32·4096·6000 + 4·4096·4096
+		{"36 MP to 4096 wide", 6000, 6000, 4096, 4096, 144_000_000 + 786_432_000 + 67_108_864},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, workBytes(tt.sw, tt.sh, tt.dw, tt.dh))
+		})
+	}
+}

@@ -69,6 +69,7 @@ type Limits struct {
 	MaxBodyBytes    int64 `json:"max_body_bytes"`
 	MaxWidth        int   `json:"max_width"`
 	MaxSourcePixels int64 `json:"max_source_pixels"`
+	MaxWorkBytes    int64 `json:"max_work_bytes"`
 	TimeoutMS       int64 `json:"timeout_ms"`
 	MaxConcurrent   int   `json:"max_concurrent"`
 	JPEGQuality     int   `json:"jpeg_quality"`
@@ -166,6 +167,7 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rec *acces
 			MaxBodyBytes:    s.cfg.MaxBodyBytes,
 			MaxWidth:        s.cfg.MaxWidth,
 			MaxSourcePixels: s.cfg.MaxSourcePixels,
+			MaxWorkBytes:    s.cfg.MaxWorkBytes,
 			TimeoutMS:       s.cfg.Timeout.Milliseconds(),
 			MaxConcurrent:   s.cfg.MaxConcurrent,
 			JPEGQuality:     s.cfg.JPEGQuality,

@@ -294,6 +294,8 @@ func TestResizePixelBudget(t *testing.T) {
 		{"source over budget", pngWithHeader(1001, 1000), "10", 1_000_000, 422},
 		{"source at budget decodes", pngWithHeader(1000, 1000), "10", 1_000_000, 400}, // the IDAT is short: corrupt_image, but after the budget check
 		{"target over budget", pngWithHeader(1, 40_000), "4096", 40_000_000, 422},
+		{"working memory over budget", pngWithHeader(4000, 10_000), "4000", 40_000_000, 422},         // ~1.4 GiB estimated
+		{"large downscale within working memory", pngWithHeader(6000, 6000), "256", 40_000_000, 400}, // pre-reduced; then the short IDAT is corrupt
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -459,6 +461,7 @@ func TestHealthz(t *testing.T) {
 			MaxBodyBytes:    20 << 20,
 			MaxWidth:        1000,
 			MaxSourcePixels: 40_000_000,
+			MaxWorkBytes:    1 << 30,
 			TimeoutMS:       30_000,
 			MaxConcurrent:   runtime.NumCPU(),
 			JPEGQuality:     90,
@@ -541,6 +544,7 @@ func TestConfigValidate(t *testing.T) {
 		{"negative body", Config{MaxBodyBytes: -1}, "max body bytes"},
 		{"negative width", Config{MaxWidth: -1}, "max width"},
 		{"negative pixels", Config{MaxSourcePixels: -1}, "max source pixels"},
+		{"negative work bytes", Config{MaxWorkBytes: -1}, "max work bytes"},
 		{"negative timeout", Config{Timeout: -time.Second}, "timeout"},
 		{"negative concurrency", Config{MaxConcurrent: -1}, "max concurrent"},
 		{"negative retry", Config{RetryAfter: -1}, "retry after"},
@@ -559,7 +563,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	got := DefaultConfig()
 	want := Config{
-		MaxBodyBytes: 20 << 20, MaxWidth: 4096, MaxSourcePixels: 40_000_000, Timeout: 30 * time.Second,
+		MaxBodyBytes: 20 << 20, MaxWidth: 4096, MaxSourcePixels: 40_000_000, MaxWorkBytes: 1 << 30, Timeout: 30 * time.Second,
 		MaxConcurrent: runtime.NumCPU(), RetryAfter: time.Second, JPEGQuality: 90, Version: "dev",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
