@@ -384,7 +384,7 @@ func TestSystemPromptDeterministic(t *testing.T) {
 		require.Equal(t, p1, p2, "tool order must not change the prompt bytes")
 		require.Less(t, strings.Index(p1, "alpha: first"), strings.Index(p1, "zulu: last"))
 		require.Contains(t, p1, "[alpha, zulu]")
-		want := map[string]parser.Protocol{"react-text": parser.Text, "react-json": parser.JSON}[variant]
+		want := map[string]parser.Protocol{"react-text": parser.Auto, "react-json": parser.JSON}[variant]
 		require.Equal(t, want, proto)
 	}
 }

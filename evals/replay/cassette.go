@@ -176,10 +176,11 @@ func Open(path string, mode Mode, opts ...Option) (*Cassette, error) {
 	if c.cfg.ci && mode.records() {
 		return nil, fmt.Errorf("open cassette %s: %w (mode %s)", path, ErrRecordInCI, mode)
 	}
-	real := c.cfg.transport
-	if real == nil {
-		real = http.DefaultTransport
+	var real http.RoundTripper = http.DefaultTransport
+	if c.cfg.transport != nil {
+		real = c.cfg.transport
 	}
+	real = errorRecorder{real}
 
 	var err error
 	switch mode {
@@ -302,8 +303,9 @@ func (c *Cassette) Mode() Mode { return c.mode }
 // no timeout and default redirect handling.
 func (c *Cassette) Client() *http.Client { return &http.Client{Transport: c.Transport()} }
 
-// Transport returns the cassette's http.RoundTripper.
-func (c *Cassette) Transport() http.RoundTripper { return transport{c} }
+// Transport returns the cassette's http.RoundTripper. A recorded transport
+// failure (see TransportErrorHeader) comes back as an error.
+func (c *Cassette) Transport() http.RoundTripper { return errorReplayer{transport{c}} }
 
 // Interactions describes the cassette's interactions: in replay modes
 // those loaded at Open, followed by those recorded so far; after Close in a

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/replay"
+)
+
+func init() {
+	register(command{name: "record", summary: "run scenarios live and write their cassettes", run: runRecord})
+}
+
+func runRecord(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "record", "record [flags] (--scripted | --base-url URL --model M)",
+		"agenthub record --scripted --run '^echo-' --prompt react-text")
+	var sel selection
+	sel.register(fs)
+	scripted := fs.Bool("scripted", false, "answer with each scenario's script from the in-process scripted model")
+	baseURL := fs.String("base-url", "", "OpenAI-compatible base URL of a real provider (e.g. https://open.bigmodel.cn/api/paas/v4)")
+	model := fs.String("model", "", "model name at the real provider (e.g. glm-4-flash)")
+	keyEnv := fs.String("api-key-env", "AGENTHUB_API_KEY", "environment variable holding the provider's API key")
+	imageURL := fs.String("image-url", "", "real image service to record against (default: one started in-process on loopback, with the scenario's image_faults)")
+	modeFlag := fs.String("mode", string(replay.ModeRecord), "record (fresh cassettes) or replay-or-record (keep what matches, record what is missing)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("record: unexpected argument %q (run 'agenthub record -h')", fs.Arg(0))
+	}
+	mode, err := replay.ParseMode(*modeFlag)
+	if err != nil || mode == replay.ModeReplay {
+		return usageErrorf("record: --mode must be record or replay-or-record, got %q", *modeFlag)
+	}
+	if e.getenv("CI") != "" {
+		return usageErrorf("record: refusing to record with CI set: CI replays only (unset CI to record on your machine)")
+	}
+	var p evals.Provider
+	switch {
+	case *scripted && *baseURL != "":
+		return usageErrorf("record: --scripted and --base-url exclude each other")
+	case *scripted:
+		p.Scripted = true
+	case *baseURL != "":
+		if *model == "" {
+			return usageErrorf("record: --base-url needs --model")
+		}
+		key := e.getenv(*keyEnv)
+		if key == "" && !isLocalURL(*baseURL) {
+			return usageErrorf("record: no API key: set the environment variable %s (or name another with --api-key-env)", *keyEnv)
+		}
+		p = evals.Provider{BaseURL: *baseURL, Model: *model, APIKey: key}
+	default:
+		return usageErrorf("record: say where the model is: --scripted, or --base-url URL --model M")
+	}
+	suite, runner, filter, err := sel.load("record")
+	if err != nil {
+		return err
+	}
+	runner.Mode, runner.Provider, runner.ImageURL = mode, p, *imageURL
+	runner.Logger = slog.New(slog.DiscardHandler)
+	jobs := runner.Plan(suite, filter)
+	if len(jobs) == 0 {
+		return usageErrorf("record: no scenario run matches the selection")
+	}
+	if e.isTerminal {
+		runner.Progress = progressPrinter(e.stderr)
+	}
+	runs := runner.Run(ctx, jobs)
+	if e.isTerminal {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	rep := evals.NewReport(runs)
+	if err := evals.RenderTable(e.stdout, rep); err != nil {
+		return err
+	}
+	s := rep.Summary
+	fmt.Fprintf(e.stdout, "recorded %d of %d runs into %s\n", s.Total-s.Error, s.Total, sel.cassettes)
+	switch {
+	case s.Error > 0:
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error)}
+	case s.Fail > 0:
+		return failedErrorf("record: %d recorded runs do not meet their expectations", s.Fail)
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/evals"
+)
+
+func init() {
+	register(command{name: "replay", summary: "re-run one recorded run offline with the console trace", run: runReplay})
+}
+
+func runReplay(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "replay", "replay [flags] cassettes/<scenario>/<prompt>/<trial>",
+		"agenthub replay cassettes/scale-window/react-text/1")
+	root := fs.String("root", ".", "repository root")
+	scenarios := fs.String("scenarios", "fixtures/scenarios", "folder of scenario files, relative to --root")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf("replay: want one cassette folder cassettes/<scenario>/<prompt>/<trial> (run 'agenthub replay -h')")
+	}
+	dir := filepath.Clean(fs.Arg(0))
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	if len(parts) < 3 {
+		return usageErrorf("replay: %s is not a cassette folder <cassettes>/<scenario>/<prompt>/<trial>", dir)
+	}
+	id, prompt, trialStr := parts[len(parts)-3], parts[len(parts)-2], parts[len(parts)-1]
+	trial, err := strconv.Atoi(trialStr)
+	if err != nil || trial < 1 {
+		return usageErrorf("replay: %s: the last folder must be a trial number, got %q", dir, trialStr)
+	}
+	suite, err := evals.LoadSuite(filepath.Join(*root, *scenarios), agent.PromptVariants())
+	if err != nil {
+		return usageErrorf("replay: invalid scenarios:\n%v", err)
+	}
+	var sc *evals.Scenario
+	for _, s := range suite {
+		if s.ID == id {
+			sc = s
+		}
+	}
+	if sc == nil {
+		return usageErrorf("replay: no scenario %q in %s", id, *scenarios)
+	}
+	runner := &evals.Runner{Root: *root, CassetteDir: filepath.Dir(filepath.Dir(filepath.Dir(dir))), Jobs: 1,
+		Observer: func(string) agent.Observer { return agent.NewConsoleObserver(e.stderr) }}
+	rep := runner.RunJob(ctx, evals.Job{Scenario: sc, Prompt: prompt, Trial: trial})
+	report := evals.NewReport([]evals.RunReport{rep})
+	if err := evals.RenderTable(e.stdout, report); err != nil {
+		return err
+	}
+	switch rep.Verdict {
+	case evals.VerdictError:
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("replay: %s could not be judged", rep.ID)}
+	case evals.VerdictFail:
+		return failedErrorf("replay: %s failed", rep.ID)
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTransportFailuresReplay records a request cut off by its deadline and
+// one refused by a closed server, and replays both as errors.
+func TestTransportFailuresReplay(t *testing.T) {
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer hang.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+
+	path := filepath.Join(t.TempDir(), "llm.yaml")
+	post := func(t *testing.T, c *Cassette, base string, timeout time.Duration) error {
+		ctx := context.Background()
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", strings.NewReader(`{"a":1}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Client().Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+
+	rec, err := Open(path, ModeRecord)
+	require.NoError(t, err)
+	err = post(t, rec, hang.URL, 50*time.Millisecond)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "recording returns the real error")
+	err = post(t, rec, closedURL, 0)
+	require.Error(t, err)
+	require.NotErrorIs(t, err, context.DeadlineExceeded)
+	require.NoError(t, rec.Close())
+
+	rep, err := Open(path, ModeReplay)
+	require.NoError(t, err)
+	start := time.Now()
+	err = post(t, rep, "http://replay.invalid", 80*time.Millisecond)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "a deadline replays as the caller's own deadline")
+	require.GreaterOrEqual(t, time.Since(start), 70*time.Millisecond)
+	err = post(t, rep, "http://replay.invalid", 0)
+	require.ErrorContains(t, err, "replayed transport failure")
+	require.False(t, errors.Is(err, ErrNoMatch))
+	require.NoError(t, rep.Close())
+}
