@@ -46,6 +46,12 @@ func (t errorRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 	if h, ok := r.Context().Value(errHolderKey{}).(*errHolder); ok {
 		h.err = err
 	}
+	if r.Body != nil {
+		// go-vcr records the body the transport read; a refused
+		// connection read none. Drain it so the whole body is recorded
+		// and the interaction matches in replay.
+		_, _ = io.Copy(io.Discard, r.Body)
+	}
 	msg := err.Error()
 	if ctxErr := r.Context().Err(); ctxErr != nil {
 		msg = "context: " + ctxErr.Error()

@@ -17,9 +17,13 @@ import (
 // one refused by a closed server, and replays both as errors.
 func TestTransportFailuresReplay(t *testing.T) {
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(2 * time.Second):
+		}
 	}))
 	defer hang.Close()
+	defer hang.CloseClientConnections()
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closedURL := closed.URL
 	closed.Close()
