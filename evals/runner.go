@@ -224,7 +224,13 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
 // stale or missing cassette, a replay miss, unused interactions, a failed
 // save) give the verdict error.
 func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
-	in, err := r.runJob(ctx, j)
+	var in RunInput
+	ws, err := os.MkdirTemp("", "agenthub-ws-")
+	if err == nil {
+		// The workspace lives until the run is scored (expect.files).
+		defer os.RemoveAll(ws)
+		in, err = r.runJob(ctx, j, ws)
+	}
 	if err != nil {
 		in.HarnessErr = err
 	}
@@ -232,17 +238,12 @@ func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
 	return Score(j.Scenario, in)
 }
 
-func (r *Runner) runJob(ctx context.Context, j Job) (in RunInput, err error) {
+func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err error) {
 	sc := j.Scenario
 	mode := r.mode()
 	dir := replay.Dir(r.cassetteDir(), sc.ID, j.Prompt, j.Trial)
 	hint := r.rerecordHint(j)
 
-	ws, err := os.MkdirTemp("", "agenthub-ws-")
-	if err != nil {
-		return in, fmt.Errorf("run %s: workspace: %w", j.ID(), err)
-	}
-	defer os.RemoveAll(ws)
 	if sc.Workspace != "" {
 		if err := os.CopyFS(ws, os.DirFS(filepath.Join(r.Root, sc.Workspace))); err != nil {
 			return in, fmt.Errorf("run %s: copy workspace %s: %w", j.ID(), sc.Workspace, err)
@@ -382,12 +383,8 @@ func (r *Runner) runJob(ctx context.Context, j Job) (in RunInput, err error) {
 	if err := imgCas.Close(); err != nil {
 		return in, fmt.Errorf("run %s: %w", j.ID(), err)
 	}
-	for _, it := range llmCas.Interactions() {
-		in.RecordedModelMS += int64(it.DurationMS)
-	}
-	for _, it := range imgCas.Interactions() {
-		in.RecordedToolMS += int64(it.DurationMS)
-	}
+	in.RecordedModelMS = recordedMS(llmCas)
+	in.RecordedToolMS = recordedMS(imgCas)
 	if mode != replay.ModeReplay {
 		meta := replay.Meta{RecordedAt: time.Now().UTC().Format(time.RFC3339), ProviderHost: providerHP, Model: model,
 			Prompt: j.Prompt, PromptHash: hash, AgentHubVersion: version.Version, Scenario: sc.ID, Trial: j.Trial}
@@ -399,6 +396,16 @@ func (r *Runner) runJob(ctx context.Context, j Job) (in RunInput, err error) {
 		}
 	}
 	return in, nil
+}
+
+// recordedMS sums the recorded latency of a cassette's interactions,
+// rounded to whole milliseconds.
+func recordedMS(c *replay.Cassette) int64 {
+	var ms float64
+	for _, it := range c.Interactions() {
+		ms += it.DurationMS
+	}
+	return int64(ms + 0.5)
 }
 
 // rerecordHint is the command that re-records one job.
