@@ -1,0 +1,206 @@
+package evals_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/replay"
+)
+
+// suite loads the bundled suite and a replay runner over its cassettes.
+func suite(t testing.TB) ([]*evals.Scenario, *evals.Runner) {
+	t.Helper()
+	scenarios, err := evals.LoadSuite("../fixtures/scenarios", agent.PromptVariants())
+	require.NoError(t, err)
+	return scenarios, &evals.Runner{Root: "..", CassetteDir: "../cassettes"}
+}
+
+// TestBundledSuite replays every recorded run of the bundled suite offline
+// and requires it to pass, so `go test ./...` alone guards the recordings.
+func TestBundledSuite(t *testing.T) {
+	scenarios, r := suite(t)
+	jobs := r.Plan(scenarios, evals.Filter{})
+	require.NotEmpty(t, jobs)
+	for _, j := range jobs {
+		t.Run(j.ID(), func(t *testing.T) {
+			t.Parallel()
+			rep := r.RunJob(context.Background(), j)
+			if rep.Verdict != evals.VerdictPass {
+				var why []string
+				for _, c := range rep.Checks {
+					if !c.OK {
+						why = append(why, c.Name+": "+c.Reason)
+					}
+				}
+				t.Fatalf("verdict %s, outcome %s\nerror: %s\nfailed checks:\n  %s", rep.Verdict, rep.Outcome, rep.Error, strings.Join(why, "\n  "))
+			}
+		})
+	}
+}
+
+// inlineScenario is a small scripted scenario used to test the runner in
+// record and replay modes without touching the bundled cassettes.
+const inlineScenario = `id: inline
+description: echo once, then answer
+task: echo hi
+tools: [echo]
+prompts: [react-text]
+max_steps: 3
+script:
+  react-text:
+    - reply: |
+        Thought: echo it
+        Action: echo
+        Action Input: hi
+    - reply: "Final Answer: hi"
+expect:
+  outcome: final_answer
+  answer: {equals: hi}
+`
+
+// recordInline records inlineScenario into a fresh cassette folder and
+// returns the scenario and a replay runner over it.
+func recordInline(t *testing.T, src string) (*evals.Scenario, *evals.Runner) {
+	t.Helper()
+	sc, err := evals.ParseScenario("inline.yaml", []byte(src), agent.PromptVariants())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	rec := &evals.Runner{Root: dir, CassetteDir: dir, Mode: replay.ModeRecord, Provider: evals.Provider{Scripted: true}}
+	runs := rec.Run(context.Background(), rec.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+	require.Len(t, runs, 1)
+	require.Equal(t, evals.VerdictPass, runs[0].Verdict, "recording: %s", runs[0].Error)
+	return sc, &evals.Runner{Root: dir, CassetteDir: dir}
+}
+
+func TestRunnerReplaysWhatItRecorded(t *testing.T) {
+	sc, r := recordInline(t, inlineScenario)
+	runs := r.Run(context.Background(), r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+	require.Len(t, runs, 1)
+	require.Equal(t, evals.VerdictPass, runs[0].Verdict, runs[0].Error)
+	require.Equal(t, "inline/react-text/1", runs[0].ID)
+	require.Equal(t, 2, runs[0].ModelCalls)
+}
+
+func TestRunnerHarnessErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		// mutate changes the scenario or the recording before the replay.
+		mutate func(t *testing.T, sc *evals.Scenario, dir string)
+		want   []string
+	}{
+		{
+			name: "stale prompt",
+			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+				meta, err := replay.ReadMeta(filepath.Join(dir, "inline/react-text/1"))
+				require.NoError(t, err)
+				meta.PromptHash = strings.Repeat("0", 64)
+				require.NoError(t, replay.WriteMeta(filepath.Join(dir, "inline/react-text/1"), meta))
+			},
+			want: []string{"stale cassette: prompt changed", "go run ./cmd/agenthub record --scripted --run '^inline$' --prompt react-text"},
+		},
+		{
+			name: "missing recording",
+			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+				require.NoError(t, os.RemoveAll(filepath.Join(dir, "inline")))
+			},
+			want: []string{"no recording in", "record it with: go run ./cmd/agenthub record --scripted"},
+		},
+		{
+			name: "task changed",
+			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+				sc.Task = "echo ho"
+			},
+			want: []string{"no recorded interaction matches", "-recorded +live", "echo ho"},
+		},
+		{
+			name: "run stopped early",
+			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+				sc.MaxSteps = 1
+			},
+			want: []string{"never played", "1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, r := recordInline(t, inlineScenario)
+			tt.mutate(t, sc, r.CassetteDir)
+			rep := r.RunJob(context.Background(), evals.Job{Scenario: sc, Prompt: "react-text", Trial: 1})
+			require.Equal(t, evals.VerdictError, rep.Verdict)
+			for _, w := range tt.want {
+				require.Contains(t, rep.Error, w)
+			}
+		})
+	}
+}
+
+func TestReparseFindsChangedDecisions(t *testing.T) {
+	sc, r := recordInline(t, inlineScenario)
+	jobs := r.Plan([]*evals.Scenario{sc}, evals.Filter{})
+	res, err := r.Reparse(jobs)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Runs)
+	require.Equal(t, 2, res.Replies)
+	require.Empty(t, res.Changes)
+
+	// Pretend the parser of the recording decided otherwise at step 1.
+	path := filepath.Join(r.CassetteDir, "inline/react-text/1", evals.DecisionsFile)
+	var recs []evals.RecordedDecision
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &recs))
+	recs[0].Decision = json.RawMessage(`{"kind":"action","action":"echo","action_input":"bye"}`)
+	data, err = json.Marshal(recs)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	res, err = r.Reparse(jobs)
+	require.NoError(t, err)
+	require.Len(t, res.Changes, 1)
+	require.Equal(t, 1, res.Changes[0].Step)
+	require.Contains(t, res.Changes[0].Before, `"bye"`)
+	require.Contains(t, res.Changes[0].After, `"hi"`)
+}
+
+func TestPlanFilters(t *testing.T) {
+	scenarios, r := suite(t)
+	all := r.Plan(scenarios, evals.Filter{})
+	text := r.Plan(scenarios, evals.Filter{Prompt: "react-text"})
+	require.Less(t, len(text), len(all))
+	for _, j := range text {
+		require.Equal(t, "react-text", j.Prompt)
+	}
+	// Shards partition the runs.
+	seen := map[string]int{}
+	for i := 1; i <= 3; i++ {
+		for _, j := range r.Plan(scenarios, evals.Filter{ShardIndex: i, ShardCount: 3}) {
+			seen[j.ID()]++
+		}
+	}
+	require.Len(t, seen, len(all))
+	for id, n := range seen {
+		require.Equal(t, 1, n, id)
+	}
+}
+
+// BenchmarkEvalSuite replays the whole bundled suite in process, as
+// `agenthub eval` does.
+func BenchmarkEvalSuite(b *testing.B) {
+	scenarios, r := suite(b)
+	jobs := r.Plan(scenarios, evals.Filter{})
+	b.ReportAllocs()
+	for b.Loop() {
+		runs := r.Run(context.Background(), jobs)
+		if rep := evals.NewReport(runs); rep.Summary.Pass != len(jobs) {
+			b.Fatalf("%d of %d runs passed", rep.Summary.Pass, len(jobs))
+		}
+	}
+	b.ReportMetric(float64(len(jobs)), "runs/op")
+}
