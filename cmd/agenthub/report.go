@@ -16,18 +16,23 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		"agenthub report merge --out report.json shard-1.json shard-2.json")
 	format := fs.String("format", "table", "stdout format: table, markdown, json or junit")
 	out := fs.String("out", "", "also write the merged JSON report to this file (atomically)")
+	if len(args) > 0 && args[0] == "merge" {
+		args = args[1:]
+	} else if len(args) == 0 || (args[0] != "-h" && args[0] != "--help" && args[0] != "-help") {
+		return usageErrorf("report: usage: agenthub report merge A.json B.json… (run 'agenthub report -h')")
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() < 2 || fs.Arg(0) != "merge" {
-		return usageErrorf("report: usage: agenthub report merge A.json B.json… (run 'agenthub report -h')")
+	if fs.NArg() < 2 {
+		return usageErrorf("report merge: want at least two reports to merge (run 'agenthub report -h')")
 	}
 	f, err := evals.ParseFormat(*format)
 	if err != nil {
 		return usageErrorf("report: --format: %v", err)
 	}
 	var reports []evals.Report
-	for _, p := range fs.Args()[1:] {
+	for _, p := range fs.Args() {
 		r, err := evals.LoadReport(p)
 		if err != nil {
 			return usageErrorf("report merge: %v", err)
