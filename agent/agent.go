@@ -138,9 +138,11 @@ func (r *run) loop() {
 			return
 		}
 		st.Reply = reply.Content
-		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleAssistant, Content: reply.Content})
-
 		d, err := parser.Parse(reply.Content, parser.WithProtocol(a.protocol))
+		// The history keeps what the model's decision rests on: text it
+		// wrote after its decision (a made-up Observation, further
+		// actions) would contradict the real observation that follows.
+		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleAssistant, Content: usedReply(reply.Content, d.Discarded)})
 		var obs Observation
 		if err != nil {
 			var pe *parser.Error
@@ -162,7 +164,7 @@ func (r *run) loop() {
 				r.finish(st, OutcomeGiveUp, d.GiveUp, nil)
 				return
 			}
-			obs = r.callTool(step, &st, d.Action, d.ActionInput)
+			obs = r.callTool(step, &st, d.Action, d.ActionInput, droppedNote(d))
 			if r.res.Outcome != "" { // the deadline or a cancellation hit during the tool call
 				r.res.Steps = append(r.res.Steps, st)
 				return
@@ -174,6 +176,32 @@ func (r *run) loop() {
 	}
 	r.res.Outcome = OutcomeMaxSteps
 	r.res.Err = fmt.Errorf("%w after %d model calls", ErrMaxSteps, a.cfg.MaxSteps)
+}
+
+// usedReply returns the reply without its discarded tail, when the
+// discarded text is the reply's tail; otherwise the reply as is.
+func usedReply(reply, discarded string) string {
+	if discarded == "" {
+		return reply
+	}
+	i := strings.LastIndex(reply, discarded)
+	if i < 0 || strings.TrimSpace(reply[i+len(discarded):]) != "" {
+		return reply
+	}
+	return strings.TrimRight(reply[:i], " \t\r\n")
+}
+
+// droppedNote tells the model what part of its reply was not acted on.
+func droppedNote(d parser.Decision) string {
+	switch {
+	case d.ExtraActionsIgnored == 1:
+		return "1 further action in your reply was not run: write one action per reply and wait for its observation"
+	case d.ExtraActionsIgnored > 1:
+		return fmt.Sprintf("%d further actions in your reply were not run: write one action per reply and wait for its observation", d.ExtraActionsIgnored)
+	case d.Discarded != "":
+		return "the text after your action was ignored: write nothing after the action input and wait for the observation"
+	}
+	return ""
 }
 
 // finish records the final step and ends the run with outcome.
@@ -252,15 +280,16 @@ func (r *run) callModel(step int, st *Step) (llm.Reply, bool) {
 	}
 }
 
-// callTool runs one tool call and returns the observation for the model.
-// When the run's context ends during the call it sets the outcome.
-func (r *run) callTool(step int, st *Step, name, input string) Observation {
+// callTool runs one tool call and returns the observation for the model,
+// carrying note (see droppedNote). When the run's context ends during the
+// call it sets the outcome.
+func (r *run) callTool(step int, st *Step, name, input, note string) Observation {
 	a := r.a
 	st.Tool, st.Input = name, input
 	a.emit(Event{Type: EventToolCall, Step: step, Tool: name, Input: input})
 	t, ok := a.tools[name]
 	if !ok {
-		obs := Observation{Status: "error", Error: &ObservationError{
+		obs := Observation{Status: "error", Note: note, Error: &ObservationError{
 			Code:    tools.CodeToolNotFound,
 			Message: fmt.Sprintf("unknown tool %q; use one of: %s", name, strings.Join(a.names, ", ")),
 		}}
@@ -276,14 +305,14 @@ func (r *run) callTool(step int, st *Step, name, input string) Observation {
 		a.emit(ev)
 		return Observation{}
 	}
-	var obs Observation
+	obs := Observation{Note: note}
 	if err == nil {
-		data, cut := truncateUTF8(out, a.cfg.MaxObservationBytes)
-		obs = Observation{Status: "success", Data: data, Truncated: cut}
+		obs.Status = "success"
+		obs.Data, obs.Truncated = truncateUTF8(out, a.cfg.MaxObservationBytes)
 	} else {
 		te := toolError(err)
 		st.ErrorCode = te.Code
-		obs = Observation{Status: "error", Error: &ObservationError{Code: te.Code, Message: te.Message, Retryable: te.Retryable}}
+		obs.Status, obs.Error = "error", &ObservationError{Code: te.Code, Message: te.Message, Retryable: te.Retryable}
 		if rec, ok := t.(Recoverer); ok {
 			r.recover(step, rec, name, input, te.Code, &obs)
 		}

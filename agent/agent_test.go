@@ -407,3 +407,27 @@ func TestTraceRoundTrip(t *testing.T) {
 	_, err = agent.ReadTrace(strings.NewReader("{\"type\":\"done\"}\nnot json\n"))
 	require.ErrorContains(t, err, "read trace: line 2:")
 }
+
+// TestDiscardedTextLeavesHistory checks that the model-written tail of a
+// reply is not sent back as history, and that the observation says what was
+// not acted on.
+func TestDiscardedTextLeavesHistory(t *testing.T) {
+	model := agenttest.Replies(
+		"Thought: echo\nAction: echo\nAction Input: hi\nObservation: made up\nFinal Answer: fake",
+		"Action: echo\nAction Input: a\nAction: echo\nAction Input: b",
+		"Final Answer: real")
+	a, err := agent.New(model, []agent.Tool{&tools.Echo{}}, agent.Config{})
+	require.NoError(t, err)
+	res, err := a.Run(context.Background(), "t")
+	require.NoError(t, err)
+	require.Equal(t, "real", res.Answer)
+	received := model.Received()
+	require.Len(t, received, 3)
+	second := received[1]
+	require.Equal(t, "Thought: echo\nAction: echo\nAction Input: hi", second[len(second)-2].Content)
+	require.Contains(t, second[len(second)-1].Content, `"note":"the text after your action was ignored`)
+	third := received[2]
+	require.Equal(t, "Action: echo\nAction Input: a", third[len(third)-2].Content)
+	require.Contains(t, third[len(third)-1].Content, `"note":"1 further action in your reply was not run`)
+	require.Equal(t, "Thought: echo\nAction: echo\nAction Input: hi\nObservation: made up\nFinal Answer: fake", res.Steps[0].Reply, "the trajectory keeps the whole reply")
+}

@@ -20,6 +20,9 @@ type Observation struct {
 	// Recovery is extra data from an automatic error recovery, such as
 	// the image files that do exist in the folder the model named.
 	Recovery any `json:"recovery,omitempty"`
+	// Note tells the model what part of its reply was not acted on
+	// (further actions, text after the action input); empty otherwise.
+	Note string `json:"note,omitempty"`
 	// Truncated says Data was cut to Config.MaxObservationBytes.
 	Truncated bool `json:"truncated"`
 }

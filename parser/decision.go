@@ -36,7 +36,8 @@ type Decision struct {
 	ExtraActionsIgnored int `json:"extra_actions_ignored,omitempty"`
 	// Discarded is the text the model wrote after its own decision (for
 	// example a hallucinated Observation, further actions, or prose after a
-	// JSON input), trimmed; the agent never acts on it. Text protocol only.
+	// JSON input), trimmed; the agent never acts on it. In the JSON protocol
+	// it is the text after the decision's object.
 	Discarded string `json:"discarded,omitempty"`
 }
 

@@ -44,7 +44,10 @@
 //     reply: everything from it on is Decision.Discarded. An Observation
 //     label ends an Action Input even inside a code fence (the provider's
 //     stop sequence would have cut the reply there), and no line of an
-//     ActionInput ever is an Observation label. An Observation before any
+//     ActionInput ever is an Observation label: the input ends before such a
+//     line (in the JSON protocol too, inside a decoded action_input string)
+//     and the cut text goes to Discarded, never silently lost. An
+//     Observation before any
 //     action (a model replaying history) is ignored. A last line that is a
 //     bare or partial Observation label ("Obs", "Observ", "Observation:"),
 //     stop-sequence residue, is dropped.
@@ -110,7 +113,10 @@
 // action wins. "give_up" (a reason string, or true with a "reason" field)
 // gives KindGiveUp when there is no action and no final answer. An object
 // that does not decode is invalid_json; the other codes mean what they
-// mean for the text protocol.
+// mean for the text protocol. Text after the object (without the closing
+// fence of a fenced object) is Discarded, and each further object in it
+// that names an action counts in ExtraActionsIgnored: one decision per
+// reply, and the trace shows what was dropped.
 //
 // With Auto (the default) the JSON protocol is used when the reply, after
 // removing a <think> block and unwrapping a code fence, starts with '{'.

@@ -103,6 +103,7 @@ func parseJSON(r region) (Decision, error) {
 	}
 
 	var d Decision
+	d.Discarded, d.ExtraActionsIgnored = jsonTrailer(s[end:r.b])
 	if raw, ok := o.get(thoughtKeys); ok {
 		d.Thought = trim(text(raw))
 	}
@@ -137,7 +138,10 @@ func parseJSON(r region) (Decision, error) {
 			return Decision{}, errJSON(CodeMissingActionInput, line,
 				fmt.Sprintf("action %q has no \"action_input\" (use {} when the tool takes no input)", name))
 		}
-		d.Kind, d.Action, d.ActionInput = KindAction, name, cutObservation(text(inputRaw))
+		var cut string
+		d.Kind, d.Action = KindAction, name
+		d.ActionInput, cut = cutObservation(text(inputRaw))
+		d.Discarded = joinDiscarded(cut, d.Discarded)
 		return d, nil
 	case final != "":
 		d.Kind, d.FinalAnswer = KindFinal, final
@@ -154,6 +158,39 @@ func parseJSON(r region) (Decision, error) {
 		return Decision{}, errJSON(CodeNoAction, line, fmt.Sprintf("action %q names no tool and there is no \"final_answer\"", name))
 	}
 	return Decision{}, errJSON(CodeMissingAction, line, `your JSON object has no "action" and no "final_answer"`)
+}
+
+// jsonTrailer returns the text after the decision's object (without the
+// closing fence of a fenced object), and the number of further objects in
+// it that ask for an action: both are dropped, one decision per reply.
+func jsonTrailer(rest string) (discarded string, extra int) {
+	t := strings.TrimLeft(rest, " \t\r\n")
+	if strings.HasPrefix(t, "```") {
+		if nl := strings.IndexByte(t, '\n'); nl >= 0 {
+			t = t[nl+1:]
+		} else {
+			t = ""
+		}
+	}
+	discarded = trim(t)
+	for i := 0; i < len(t); {
+		j := strings.IndexByte(t[i:], '{')
+		if j < 0 {
+			break
+		}
+		j += i
+		end := balancedEnd(t, j)
+		if end < 0 {
+			break
+		}
+		if o, err := decodeObject(t[j:end]); err == nil {
+			if raw, ok := o.get(actionKeys); ok && !isNoneName(cleanName(text(raw))) && cleanName(text(raw)) != "" {
+				extra++
+			}
+		}
+		i = end
+	}
+	return discarded, extra
 }
 
 // giveUp reads the "give_up" field: a non-empty string is the reason; true

@@ -152,7 +152,10 @@ type textParser struct {
 	noneAt    int // "Action: None", -1 if none
 	emptyAt   int // "Action:" without a name, -1 if none
 	discardAt int
-	d         Decision
+	// cutInput is the part of the action input from a line that is an
+	// Observation label on: never given to the tool, reported as Discarded.
+	cutInput string
+	d        Decision
 }
 
 func parseText(r region) (Decision, error) {
@@ -213,7 +216,7 @@ func (p *textParser) onLabel(l label, lineStart, valueStart int) (bool, error) {
 		return p.resolveAction(l, lineStart, valueStart)
 	case stInput:
 		in, tail := cleanInput(p.s, p.cur.start, lineStart)
-		p.d.ActionInput = cutObservation(in)
+		p.d.ActionInput, p.cutInput = cutObservation(in)
 		p.discardAt = lineStart
 		if tail >= 0 {
 			p.discardAt = tail
@@ -302,7 +305,7 @@ func (p *textParser) resolveAction(l label, lineStart, valueStart int) (bool, er
 		p.cur.label, p.cur.start, p.cur.skip = labelInput, valueStart, false
 	case isCall:
 		p.d.Action = name
-		p.d.ActionInput = cutObservation(stripQuotes(args))
+		p.d.ActionInput, p.cutInput = cutObservation(stripQuotes(args))
 		p.discardAt = lineStart
 		p.state = stDone
 		if l == labelAction {
@@ -322,6 +325,7 @@ func (p *textParser) finish() (Decision, error) {
 		if p.discardAt < p.r.b {
 			p.d.Discarded = trim(p.s[p.discardAt:p.r.b])
 		}
+		p.d.Discarded = joinDiscarded(p.cutInput, p.d.Discarded)
 		return p.d, nil
 	}
 	switch {

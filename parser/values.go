@@ -226,13 +226,25 @@ func lineEnd(s string, pos, b int) int {
 
 // cutObservation returns s up to its first line that is an Observation label
 // line, trimmed: an Observation line never reaches a tool (rule 4).
-func cutObservation(s string) string {
+func cutObservation(s string) (kept, cut string) {
 	for pos := 0; pos < len(s); {
 		end := lineEnd(s, pos, len(s))
 		if l, _ := detectLabel(trimCR(s[pos:end])); l == labelObservation {
-			return trim(s[:pos])
+			return trim(s[:pos]), trim(s[pos:])
 		}
 		pos = end + 1
 	}
-	return s
+	return s, ""
+}
+
+// joinDiscarded joins two pieces of discarded text with a newline,
+// skipping empty ones.
+func joinDiscarded(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -123,10 +124,30 @@ func redactURL(raw string) string {
 // (request headers, the response handed to the client) is modified.
 func redactInteraction(i *cassette.Interaction) error {
 	i.Request.Headers = redactHeaders(i.Request.Headers, true)
-	i.Request.URL = redactURL(i.Request.URL)
+	i.Request.URL = stableLoopback(redactURL(i.Request.URL))
 	i.Request.Form = redactValues(i.Request.Form)
 	i.Response.Headers = redactHeaders(i.Response.Headers, false)
+	// The response date changes on every recording and matters to no
+	// client here: dropping it keeps re-recording diffs to real changes.
+	delete(i.Response.Headers, "Date")
 	return nil
+}
+
+// stableLoopback replaces a loopback host and its random port
+// (127.0.0.1:41234, [::1]:5000, localhost:8080) with "localhost", so that
+// re-recording against in-process servers does not churn every URL.
+// Matching ignores the host anyway; other hosts are kept as data.
+func stableLoopback(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || host == "localhost" {
+		u.Host = "localhost"
+		return u.String()
+	}
+	return raw
 }
 
 var (
