@@ -64,8 +64,11 @@ func RunID(scenario, prompt string, trial int) string {
 //   - tool_error: a tool_result with status error and any other code
 //     (tool_error, tool_panic, file_not_found, unsupported_format,
 //     service_unavailable, …). Handled: as above.
-//   - llm_retry: a failed llm_call marked retryable. Handled: a later
-//     successful llm_call attempt for the same step.
+//   - llm_retry: a failed llm_call marked retryable (the agent announced
+//     a retry). Handled: the next attempt of the same step was made, as
+//     the agent's retry policy promises; whether it succeeded is the
+//     provider's doing (a run whose retries all fail ends in llm_error,
+//     scored by that path).
 //   - llm_error: the run's outcome is llm_error. Handled: a done event
 //     reports that outcome (the run stopped cleanly).
 //   - max_steps, deadline: the run's outcome is that one. Handled: a done
@@ -521,13 +524,13 @@ func failurePaths(sc *Scenario, in RunInput) []FailurePathResult {
 				occurred = true
 				ok := false
 				for _, n := range ev[i+1:] {
-					if n.Type == agent.EventLLMCall && n.Step == e.Step && n.Attempt > e.Attempt && n.Error == "" {
+					if n.Type == agent.EventLLMCall && n.Step == e.Step && n.Attempt == e.Attempt+1 {
 						ok = true
 						break
 					}
 				}
 				if !ok {
-					handled, why = false, fmt.Sprintf("no successful retry of step %d after attempt %d", e.Step, e.Attempt)
+					handled, why = false, fmt.Sprintf("no retry of step %d after attempt %d", e.Step, e.Attempt)
 				}
 			}
 		case PathLLMError, PathMaxSteps, PathDeadline:
