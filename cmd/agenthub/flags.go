@@ -17,10 +17,14 @@ func newFlagSet(e *env, name, synopsis, example string) *flag.FlagSet {
 	fs.Usage = func() {
 		w := e.stdout
 		fmt.Fprintf(w, "Usage: %s %s\n\n", programName, synopsis)
-		fmt.Fprintf(w, "Flags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(e.stderr)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(w, "Flags:\n")
+			fs.SetOutput(w)
+			fs.PrintDefaults()
+			fs.SetOutput(e.stderr)
+		}
 		if example != "" {
 			fmt.Fprintf(w, "\nExample:\n  %s\n", example)
 		}
@@ -33,8 +37,7 @@ func newFlagSet(e *env, name, synopsis, example string) *flag.FlagSet {
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-			return errHelp
+			return errHelp // the flag package already printed fs.Usage
 		}
 		return usageErrorf("%s: %v (run '%s -h')", fs.Name(), err, fs.Name())
 	}
