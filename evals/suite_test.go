@@ -204,3 +204,28 @@ func BenchmarkEvalSuite(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(jobs)), "runs/op")
 }
+
+// TestBundledSuiteCoverage keeps the suite's promises: at least 24
+// scenarios, every one recorded for each of its prompt variants, and every
+// failure path the suite is meant to show listed by some scenario.
+func TestBundledSuiteCoverage(t *testing.T) {
+	scenarios, r := suite(t)
+	require.GreaterOrEqual(t, len(scenarios), 24)
+	listed := map[evals.FailurePath]bool{}
+	for _, sc := range scenarios {
+		for _, p := range sc.Expect.FailurePaths {
+			listed[p] = true
+		}
+		for _, prompt := range sc.Prompts {
+			_, err := os.Stat(filepath.Join(r.CassetteDir, sc.ID, prompt, "1", "meta.json"))
+			require.NoError(t, err, "scenario %s is not recorded for %s", sc.ID, prompt)
+		}
+	}
+	for _, p := range []evals.FailurePath{
+		evals.PathParseError, evals.PathToolNotFound, evals.PathToolError, evals.PathLLMRetry,
+		evals.PathLLMError, evals.PathMaxSteps, evals.PathDeadline, evals.PathRecovery,
+		evals.PathOutsideWorkspace, evals.PathInjectionObservation,
+	} {
+		require.True(t, listed[p], "no scenario exercises %s", p)
+	}
+}
