@@ -119,6 +119,9 @@ type chatRequest struct {
 // first choice. Provider and transport failures are *APIError (see
 // IsRetryable); when ctx ends first, the error wraps ctx.Err().
 func (c *Client) Chat(ctx context.Context, messages []Message) (Reply, error) {
+	if messages == nil {
+		messages = []Message{} // "messages":[] rather than null
+	}
 	body, err := json.Marshal(chatRequest{
 		Model:       c.cfg.Model,
 		Messages:    messages,
