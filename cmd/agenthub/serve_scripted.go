@@ -19,11 +19,12 @@ func init() {
 // runServeScripted serves a script file as a chat-completions endpoint and
 // prints its base URL on stdout; it stops on SIGINT/SIGTERM (ctx).
 func runServeScripted(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "serve-scripted", "serve-scripted [--addr HOST:PORT] [--model NAME] --script FILE.yaml",
+	fs := newFlagSet(e, "serve-scripted", "serve-scripted [--addr HOST:PORT] [--model NAME] [--prompt VARIANT] --script FILE.yaml",
 		"agenthub serve-scripted --script turns.yaml   # then: agenthub run --base-url URL …")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (port 0 picks a free port)")
-	script := fs.String("script", "", "YAML `file`: a list of turns, or a scenario file with a script: key (required)")
+	script := fs.String("script", "", "YAML `file`: a list of turns, or a scenario file (its script: for --prompt) (required)")
 	model := fs.String("model", scriptedmodel.DefaultModel, "model name reported in replies")
+	prompt := fs.String("prompt", "", "prompt variant whose turns to serve, when --script is a scenario scripting several")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ func runServeScripted(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErrorf("serve-scripted: %v", err)
 	}
-	turns, err := scriptedmodel.ParseScript(data)
+	turns, err := scriptedmodel.ParseScript(data, *prompt)
 	if err != nil {
 		var se *scriptedmodel.ScriptError
 		if errors.As(err, &se) && se.Line > 0 {

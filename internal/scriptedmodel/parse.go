@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -32,11 +33,13 @@ var (
 	yamlLine  = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 )
 
-// ParseScript reads a script: a YAML list of turns, or a mapping (such as a
-// scenario file) whose "script" key holds that list; other keys of the
-// mapping are ignored. Unknown turn or fault fields and invalid turns (see
+// ParseScript reads a script: a YAML list of turns, or a scenario file (a
+// mapping) whose "script" key maps prompt variants to lists of turns; other
+// keys of the mapping are ignored. variant picks the scenario's list; it may
+// be empty when the scenario scripts one variant only, and is ignored for a
+// plain list. Unknown turn or fault fields and invalid turns (see
 // Turn.Validate) are errors. Errors are *ScriptError with the line.
-func ParseScript(data []byte) ([]Turn, error) {
+func ParseScript(data []byte, variant string) ([]Turn, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlError(err, 0)
@@ -46,16 +49,28 @@ func ParseScript(data []byte) ([]Turn, error) {
 	}
 	list := doc.Content[0]
 	if list.Kind == yaml.MappingNode {
-		var found *yaml.Node
-		for i := 0; i+1 < len(list.Content); i += 2 {
-			if list.Content[i].Value == "script" {
-				found = list.Content[i+1]
+		script := lookup(list, "script")
+		if script == nil {
+			return nil, &ScriptError{Line: list.Line, Message: `mapping without a "script" key: want a list of turns or a scenario`}
+		}
+		if script.Kind != yaml.MappingNode {
+			return nil, &ScriptError{Line: script.Line, Message: "script: want a mapping from prompt variant to turns"}
+		}
+		var names []string
+		for i := 0; i+1 < len(script.Content); i += 2 {
+			names = append(names, script.Content[i].Value)
+		}
+		switch {
+		case variant != "":
+			list = lookup(script, variant)
+			if list == nil {
+				return nil, &ScriptError{Line: script.Line, Message: fmt.Sprintf("script: no variant %q (have %s)", variant, strings.Join(names, ", "))}
 			}
+		case len(names) == 1:
+			list = script.Content[1]
+		default:
+			return nil, &ScriptError{Line: script.Line, Message: fmt.Sprintf("script: %d variants (%s): pick one", len(names), strings.Join(names, ", "))}
 		}
-		if found == nil {
-			return nil, &ScriptError{Line: list.Line, Message: `mapping without a "script" key: want a list of turns`}
-		}
-		list = found
 	}
 	if list.Kind != yaml.SequenceNode {
 		return nil, &ScriptError{Line: list.Line, Message: "want a list of turns"}
@@ -82,6 +97,16 @@ func ParseScript(data []byte) ([]Turn, error) {
 		turns = append(turns, t)
 	}
 	return turns, nil
+}
+
+// lookup returns the value of key in mapping m, or nil.
+func lookup(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // checkKeys reports a node that is not a mapping, or a key not in known.

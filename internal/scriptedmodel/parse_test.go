@@ -28,11 +28,14 @@ func TestParseScript(t *testing.T) {
 			{Reply: "Final Answer: hi", Fault: &Fault{Kind: FaultSlow, DelayMS: 10}},
 			{FinishReason: "sensitive"},
 		}, ""},
-		{"scenario file with a script key", "name: x\nprompt: y\nscript:\n  - reply: done\n", []Turn{{Reply: "done"}}, ""},
+		{"scenario with one variant", "id: x\nscript:\n  react-text:\n    - reply: done\n", []Turn{{Reply: "done"}}, ""},
+		{"scenario, two variants, none picked", "id: x\nscript:\n  react-text:\n    - reply: a\n  other:\n    - reply: b\n", nil,
+			"parse script: line 3: script: 2 variants (react-text, other): pick one"},
+		{"scenario script is a list", "script:\n  - reply: a\n", nil, "parse script: line 2: script: want a mapping from prompt variant to turns"},
 		{"empty list", "[]", []Turn{}, ""},
 		{"empty file", "", nil, "parse script: empty script: want a list of turns"},
 		{"syntax error", "- reply: \"open\n- x", nil, "parse script: line 2: found unexpected end of stream"},
-		{"mapping without script", "name: x\n", nil, `parse script: line 1: mapping without a "script" key: want a list of turns`},
+		{"mapping without script", "name: x\n", nil, `parse script: line 1: mapping without a "script" key: want a list of turns or a scenario`},
 		{"scalar", "hello", nil, "parse script: line 1: want a list of turns"},
 		{"turn not a mapping", "- reply: a\n- just text\n", nil, `parse script: line 2: turn: want a mapping, got "just text"`},
 		{"unknown turn field", "- reply: a\n- replay: b\n", nil, `parse script: line 2: turn: unknown field "replay"`},
@@ -57,7 +60,7 @@ func TestParseScript(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseScript([]byte(tt.in))
+			got, err := ParseScript([]byte(tt.in), "")
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
 				var se *ScriptError
@@ -72,12 +75,40 @@ func TestParseScript(t *testing.T) {
 	}
 }
 
+func TestParseScriptVariant(t *testing.T) {
+	const scenario = "id: x\nscript:\n  react-text:\n    - reply: a\n  react-json:\n    - reply: b\n"
+	tests := []struct {
+		name, variant string
+		want          []Turn
+		wantErr       string
+	}{
+		{"picks the variant", "react-json", []Turn{{Reply: "b"}}, ""},
+		{"unknown variant names the ones present", "react-yaml", nil, `parse script: line 3: script: no variant "react-yaml" (have react-text, react-json)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseScript([]byte(scenario), tt.variant)
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("turns mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	plain, err := ParseScript([]byte("- reply: a\n"), "ignored-for-a-list")
+	require.NoError(t, err)
+	require.Equal(t, []Turn{{Reply: "a"}}, plain)
+}
+
 // FuzzParseScript checks that any input either parses into valid turns or
 // fails with a *ScriptError, without panicking.
 func FuzzParseScript(f *testing.F) {
 	for _, s := range []string{
 		"- reply: a\n- fault: {kind: rate_limit, retry_after_s: 2}\n",
-		"script:\n  - reply: done\n    finish_reason: length\n",
+		"script:\n  react-text:\n    - reply: done\n      finish_reason: length\n",
 		"- fault:\n    kind: slow\n    delay_ms: 5\n  reply: x\n",
 		"- fault: {kind: business_error, code: \"1301\"}\n",
 		"- &a {reply: x}\n- *a\n", "[]", "{}", "- [1, 2]\n",
@@ -85,7 +116,7 @@ func FuzzParseScript(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		turns, err := ParseScript(data)
+		turns, err := ParseScript(data, "")
 		if err != nil {
 			var se *ScriptError
 			if !errors.As(err, &se) {
