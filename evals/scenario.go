@@ -683,7 +683,8 @@ func (d *decoder) turn(n *yaml.Node, where string) scriptedmodel.Turn {
 	var t scriptedmodel.Turn
 	hasReply := false
 	ok := d.fields(n, where, nil, map[string]func(*yaml.Node){
-		"reply": func(v *yaml.Node) { t.Reply, hasReply = d.str(v, join(where, "reply")) },
+		"reply":         func(v *yaml.Node) { t.Reply, hasReply = d.str(v, join(where, "reply")) },
+		"finish_reason": func(v *yaml.Node) { t.FinishReason, _ = d.str(v, join(where, "finish_reason")) },
 		"fault": func(v *yaml.Node) {
 			f := &scriptedmodel.Fault{}
 			fw := join(where, "fault")
@@ -706,8 +707,8 @@ func (d *decoder) turn(n *yaml.Node, where string) scriptedmodel.Turn {
 		return t
 	}
 	switch {
-	case t.Fault == nil && !hasReply:
-		d.errf(n.Line, "%s: want a reply or a fault", where)
+	case t.Fault == nil && !hasReply && t.FinishReason == "":
+		d.errf(n.Line, "%s: want a reply, a finish_reason or a fault", where)
 	case t.Fault != nil && hasReply && t.Fault.Kind != scriptedmodel.FaultSlow:
 		d.errf(n.Line, "%s: a reply goes with a fault only for kind %q", where, scriptedmodel.FaultSlow)
 	}

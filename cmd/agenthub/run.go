@@ -42,7 +42,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if key == "" && !isLocalURL(*baseURL) {
 		return usageErrorf("run: no API key: set the environment variable %s (or name another with --api-key-env); a local --base-url (Ollama, vLLM, llama.cpp) needs none", *keyEnv)
 	}
-	client, err := llm.NewClient(llm.Config{BaseURL: *baseURL, APIKey: key, Model: *model, HTTPClient: &http.Client{Timeout: *timeout}})
+	client, err := llm.NewClient(llm.Config{BaseURL: *baseURL, APIKey: key, Model: *model, HTTPClient: &http.Client{}}) // the run's deadline bounds each call
 	if err != nil {
 		return usageErrorf("run: %v", err)
 	}
