@@ -338,34 +338,6 @@ func TestInShard(t *testing.T) {
 	require.True(t, InShard("anything", 1, 1))
 }
 
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "report.json")
-	require.NoError(t, os.WriteFile(path, []byte("old"), 0o600))
-	err := WriteFileAtomic(path, func(w io.Writer) error {
-		io.WriteString(w, "partial")
-		return errors.New("render failed")
-	})
-	require.EqualError(t, err, "write "+path+": render failed")
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, "old", string(b), "a failed write leaves the old file")
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "temporary file removed")
-
-	require.NoError(t, WriteFileAtomic(path, func(w io.Writer) error { return RenderJSON(w, NewReport(nil)) }))
-	got, err := LoadReport(path)
-	require.NoError(t, err)
-	require.Equal(t, 0, got.Summary.Total)
-	fi, err := os.Stat(path)
-	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
-
-	err = WriteFileAtomic(filepath.Join(dir, "no", "such", "dir.json"), func(io.Writer) error { return nil })
-	require.ErrorIs(t, err, os.ErrNotExist)
-}
-
 func TestRoundHelpers(t *testing.T) {
 	require.Equal(t, "n/a", fmtRatio(nil))
 	require.Equal(t, "0.3333", fmtRatio(ratio(1, 3)))

@@ -26,6 +26,7 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/internal/atomicfile"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 	"github.com/agenthub/agenthub/internal/version"
@@ -448,7 +449,7 @@ func writeDecisions(dir string, res agent.Result) error {
 		}
 		out = append(out, RecordedDecision{Step: s.Index, Reply: s.Reply, Decision: json.RawMessage(raw)})
 	}
-	return WriteFileAtomic(filepath.Join(dir, DecisionsFile), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, DecisionsFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)

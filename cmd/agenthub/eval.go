@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/internal/atomicfile"
 )
 
 func init() {
@@ -160,17 +161,17 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := evals.WriteFileAtomic(*out, func(w io.Writer) error { return evals.RenderJSON(w, rep) }); err != nil {
+		if err := atomicfile.Write(*out, func(w io.Writer) error { return evals.RenderJSON(w, rep) }); err != nil {
 			return usageErrorf("eval: --out: %v", err)
 		}
 	}
 	if *junit != "" {
-		if err := evals.WriteFileAtomic(*junit, func(w io.Writer) error { return evals.RenderJUnit(w, rep) }); err != nil {
+		if err := atomicfile.Write(*junit, func(w io.Writer) error { return evals.RenderJUnit(w, rep) }); err != nil {
 			return usageErrorf("eval: --junit: %v", err)
 		}
 	}
 	if *bless != "" {
-		if err := evals.WriteFileAtomic(*bless, func(w io.Writer) error { return evals.RenderJSON(w, rep) }); err != nil {
+		if err := atomicfile.Write(*bless, func(w io.Writer) error { return evals.RenderJSON(w, rep) }); err != nil {
 			return usageErrorf("eval: --bless: %v", err)
 		}
 		fmt.Fprintf(e.stderr, "%s: wrote baseline %s (%d runs)\n", programName, *bless, len(rep.Runs))

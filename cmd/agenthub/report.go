@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/internal/atomicfile"
 )
 
 func init() {
@@ -47,7 +48,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := evals.WriteFileAtomic(*out, func(w io.Writer) error { return evals.RenderJSON(w, merged) }); err != nil {
+		if err := atomicfile.Write(*out, func(w io.Writer) error { return evals.RenderJSON(w, merged) }); err != nil {
 			return usageErrorf("report merge: --out: %v", err)
 		}
 	}

@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/agenthub/agenthub/internal/atomicfile"
 )
 
 // MetaFile is the name of the sidecar beside a run's cassettes.
@@ -69,26 +72,11 @@ func WriteMeta(dir string, m Meta) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write meta %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, "."+MetaFile+".tmp-*")
+	err = atomicfile.Write(filepath.Join(dir, MetaFile), func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("write meta %s: %w", dir, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(append(data, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, MetaFile))
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write meta %s: %w", dir, err)
 	}
 	return nil
