@@ -277,9 +277,9 @@ func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err
 		model = meta.Model
 	} else {
 		if r.Provider.Scripted {
-			turns, ok := sc.Script[j.Prompt]
-			if !ok {
-				return in, fmt.Errorf("run %s: scenario %s has no script for prompt %s (needed by --scripted)", j.ID(), sc.File, j.Prompt)
+			turns, err := scriptFor(sc, j.Prompt)
+			if err != nil {
+				return in, fmt.Errorf("run %s: %w", j.ID(), err)
 			}
 			srv := httptest.NewServer(scriptedmodel.New(turns))
 			defer srv.Close()
@@ -378,11 +378,13 @@ func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err
 	if ctx.Err() != nil {
 		return in, fmt.Errorf("run %s: interrupted: %w", j.ID(), ctx.Err())
 	}
-	if err := llmCas.Close(); err != nil {
-		return in, fmt.Errorf("run %s: %w", j.ID(), err)
-	}
-	if err := imgCas.Close(); err != nil {
-		return in, fmt.Errorf("run %s: %w", j.ID(), err)
+	for _, c := range []*replay.Cassette{llmCas, imgCas} {
+		if err := c.Close(); err != nil {
+			if errors.Is(err, replay.ErrUnusedInteractions) {
+				return in, fmt.Errorf("run %s: %w (the run stopped earlier than the recording: re-record with: %s)", j.ID(), err, hint)
+			}
+			return in, fmt.Errorf("run %s: %w", j.ID(), err)
+		}
 	}
 	in.RecordedModelMS = recordedMS(llmCas)
 	in.RecordedToolMS = recordedMS(imgCas)
@@ -397,6 +399,38 @@ func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err
 		}
 	}
 	return in, nil
+}
+
+// scriptFor returns the scripted model's turns for a prompt variant: the
+// scenario's script for that variant, or else the script of another
+// variant that asks for the same reply protocol (a new variant of the text
+// protocol replays react-text's replies), so that a new prompt variant can
+// be recorded with --scripted before anyone writes replies for it.
+func scriptFor(sc *Scenario, prompt string) ([]scriptedmodel.Turn, error) {
+	if turns, ok := sc.Script[prompt]; ok {
+		return turns, nil
+	}
+	_, want, err := agent.SystemPrompt(prompt, nil)
+	if err != nil {
+		return nil, err
+	}
+	family := func(p parser.Protocol) parser.Protocol {
+		if p == parser.JSON {
+			return parser.JSON
+		}
+		return parser.Text // auto and text read the same replies
+	}
+	var names []string
+	for name := range sc.Script {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, p, err := agent.SystemPrompt(name, nil); err == nil && family(p) == family(want) {
+			return sc.Script[name], nil
+		}
+	}
+	return nil, fmt.Errorf("scenario %s has no script for prompt %s, nor for another variant of its protocol (%s); add script.%s (needed by --scripted)", sc.File, prompt, want, prompt)
 }
 
 // recordedMS sums the recorded latency of a cassette's interactions,
@@ -415,7 +449,11 @@ func (r *Runner) rerecordHint(j Job) string {
 	if !r.Provider.Scripted && r.Provider.BaseURL != "" {
 		provider = "--base-url " + r.Provider.BaseURL + " --model " + r.Provider.Model
 	}
-	return fmt.Sprintf("go run ./cmd/agenthub record %s --run '^%s$' --prompt %s", provider, regexp.QuoteMeta(j.Scenario.ID), j.Prompt)
+	trials := ""
+	if j.Trial > 1 {
+		trials = fmt.Sprintf(" --trials %d", j.Trial)
+	}
+	return fmt.Sprintf("go run ./cmd/agenthub record %s --run '^%s$' --prompt %s%s", provider, regexp.QuoteMeta(j.Scenario.ID), j.Prompt, trials)
 }
 
 // RecordedDecision is one model reply of a recording and what the parser

@@ -86,6 +86,11 @@ func (s *selection) load(cmd string) ([]*evals.Scenario, *evals.Runner, evals.Fi
 	return suite, r, f, nil
 }
 
+// filtered reports whether the selection leaves out part of the suite.
+func (s *selection) filtered(f evals.Filter) bool {
+	return f.Run != nil || f.Prompt != "" || len(f.Tags) > 0 || f.ShardCount > 0 || f.Only != nil
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -102,7 +107,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", "table", "stdout format: table, markdown, json or junit")
 	out := fs.String("out", "", "also write the canonical JSON report to this file (atomically)")
 	junit := fs.String("junit", "", "also write a JUnit XML report to this file (atomically)")
-	baseline := fs.String("baseline", "", "compare with this JSON report; a regression exits 1")
+	baseline := fs.String("baseline", "", "compare with this JSON report; a regression exits 1 (with --run, --prompt, --tags, --shard or --rerun-failed only the selected runs are compared)")
 	bless := fs.String("bless", "", "write this run's JSON report to this file as the new baseline")
 	rerun := fs.String("rerun-failed", "", "only the runs that did not pass in this JSON report")
 	reparse := fs.Bool("reparse", false, "re-parse every recorded reply with the current parser and list changed decisions (no agent run)")
@@ -139,6 +144,22 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		base = &b
 	}
 	jobs := runner.Plan(suite, filter)
+	if base != nil && sel.filtered(filter) {
+		// Compare like with like: runs the selection left out are not
+		// missing from this result.
+		planned := map[string]bool{}
+		for _, j := range jobs {
+			planned[j.ID()] = true
+		}
+		var keep []evals.RunReport
+		for _, r := range base.Runs {
+			if planned[r.ID] {
+				keep = append(keep, r)
+			}
+		}
+		b := evals.NewReport(keep)
+		base = &b
+	}
 	if len(jobs) == 0 {
 		if filter.Only != nil {
 			fmt.Fprintf(e.stdout, "nothing to rerun: every run in %s passed\n", *rerun)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 )
 
 // errHelp is returned by parseFlags after printing help for -h.
@@ -12,8 +13,10 @@ var errHelp = errors.New("help requested")
 // newFlagSet returns a flag set for a subcommand whose -h prints the
 // synopsis, every flag with its default, and the example.
 func newFlagSet(e *env, name, synopsis, example string) *flag.FlagSet {
-	fs := flag.NewFlagSet(programName+" "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// Parse errors come back once, through usageErrorf; -h prints the
+	// help below (from parseFlags).
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		w := e.stdout
 		fmt.Fprintf(w, "Usage: %s %s\n\n", programName, synopsis)
@@ -23,7 +26,7 @@ func newFlagSet(e *env, name, synopsis, example string) *flag.FlagSet {
 			fmt.Fprintf(w, "Flags:\n")
 			fs.SetOutput(w)
 			fs.PrintDefaults()
-			fs.SetOutput(e.stderr)
+			fs.SetOutput(io.Discard)
 		}
 		if example != "" {
 			fmt.Fprintf(w, "\nExample:\n  %s\n", example)
@@ -32,14 +35,23 @@ func newFlagSet(e *env, name, synopsis, example string) *flag.FlagSet {
 	return fs
 }
 
+// isHelpArg reports whether a is -h, -help or --help.
+func isHelpArg(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+
 // parseFlags parses args; -h prints help and returns errHelp (exit 0); a bad
 // flag returns a usage error (exit 2).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	// The flag package calls Usage on every parse error; only -h shows it.
+	help := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = help
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return errHelp // the flag package already printed fs.Usage
+			help()
+			return errHelp
 		}
-		return usageErrorf("%s: %v (run '%s -h')", fs.Name(), err, fs.Name())
+		return usageErrorf("%s: %v (run '%s %s -h')", fs.Name(), err, programName, fs.Name())
 	}
 	return nil
 }

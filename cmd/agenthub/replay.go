@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,6 +39,9 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		return usageErrorf("replay: %s: the last folder must be a trial number, got %q", dir, trialStr)
 	}
 	suite, err := evals.LoadSuite(filepath.Join(*root, *scenarios), agent.PromptVariants())
+	if errors.Is(err, os.ErrNotExist) {
+		return usageErrorf("replay: %v (run it from the repository root, or pass --root)", err)
+	}
 	if err != nil {
 		return usageErrorf("replay: invalid scenarios:\n%v", err)
 	}

@@ -19,14 +19,14 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "also write the merged JSON report to this file (atomically)")
 	if len(args) > 0 && args[0] == "merge" {
 		args = args[1:]
-	} else if len(args) == 0 || (args[0] != "-h" && args[0] != "--help" && args[0] != "-help") {
+	} else if len(args) == 0 || !isHelpArg(args[0]) {
 		return usageErrorf("report: usage: agenthub report merge A.json B.json… (run 'agenthub report -h')")
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() < 2 {
-		return usageErrorf("report merge: want at least two reports to merge (run 'agenthub report -h')")
+	if fs.NArg() < 1 {
+		return usageErrorf("report merge: want the reports to merge (run 'agenthub report -h')")
 	}
 	f, err := evals.ParseFormat(*format)
 	if err != nil {

@@ -20,7 +20,7 @@ func init() {
 
 func runRun(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "run", "run [flags] \"TASK\"",
-		`AGENTHUB_API_KEY=... agenthub run --workspace testdata/images "Scale ./picture/window.jpg to width 256"`)
+		`AGENTHUB_API_KEY=... agenthub run --workspace /tmp/ws "Scale ./picture/window.jpg to width 256"`)
 	baseURL := fs.String("base-url", llm.DefaultBaseURL, "OpenAI-compatible chat-completions base URL (GLM by default; DeepSeek, OpenAI, Ollama, vLLM, llama.cpp work by URL)")
 	model := fs.String("model", llm.DefaultModel, "model name")
 	keyEnv := fs.String("api-key-env", "AGENTHUB_API_KEY", "environment variable that holds the API key (the key is never a flag)")
@@ -40,7 +40,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	task := fs.Arg(0)
 	key := e.getenv(*keyEnv)
 	if key == "" && !isLocalURL(*baseURL) {
-		return usageErrorf("run: no API key: set the environment variable %s (or name another with --api-key-env); a local --base-url (Ollama, vLLM, llama.cpp) needs none", *keyEnv)
+		return usageErrorf("run: no API key: set the environment variable %s (or name another with --api-key-env); a local --base-url (Ollama, vLLM, llama.cpp) needs none; to try without a provider, serve a script with 'agenthub serve-scripted'", *keyEnv)
 	}
 	client, err := llm.NewClient(llm.Config{BaseURL: *baseURL, APIKey: key, Model: *model, HTTPClient: &http.Client{}}) // the run's deadline bounds each call
 	if err != nil {

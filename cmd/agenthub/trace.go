@@ -19,20 +19,25 @@ func init() {
 
 func runTrace(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "trace", "trace report RUN.jsonl", "agenthub run --trace run.jsonl \"…\" && agenthub trace report run.jsonl")
+	if len(args) > 0 && args[0] == "report" {
+		args = args[1:]
+	} else if len(args) == 0 || !isHelpArg(args[0]) {
+		return usageErrorf("trace: usage: agenthub trace report RUN.jsonl")
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 2 || fs.Arg(0) != "report" {
+	if fs.NArg() != 1 {
 		return usageErrorf("trace: usage: agenthub trace report RUN.jsonl")
 	}
-	f, err := os.Open(fs.Arg(1))
+	f, err := os.Open(fs.Arg(0))
 	if err != nil {
 		return usageErrorf("trace: %v", err)
 	}
 	defer f.Close()
 	events, err := agent.ReadTrace(f)
 	if err != nil {
-		return usageErrorf("trace: %s: %v", fs.Arg(1), err)
+		return usageErrorf("trace: %s: %v", fs.Arg(0), err)
 	}
 	s := agent.SummarizeTrace(events)
 	w := e.stdout

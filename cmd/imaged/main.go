@@ -27,10 +27,12 @@ import (
 	"time"
 
 	"github.com/agenthub/agenthub/internal/imageservice"
+
+	agenthubversion "github.com/agenthub/agenthub/internal/version"
 )
 
-// version is reported by /healthz; set with -ldflags "-X main.version=...".
-var version = "dev"
+// version is reported by /healthz: the agenthub release this tree builds.
+var version = agenthubversion.Version
 
 const (
 	exitOK    = 0

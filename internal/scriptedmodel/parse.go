@@ -69,7 +69,7 @@ func ParseScript(data []byte, variant string) ([]Turn, error) {
 		case len(names) == 1:
 			list = script.Content[1]
 		default:
-			return nil, &ScriptError{Line: script.Line, Message: fmt.Sprintf("script: %d variants (%s): pick one", len(names), strings.Join(names, ", "))}
+			return nil, &ScriptError{Line: script.Line, Message: fmt.Sprintf("script: %d variants (%s): pick one with --prompt VARIANT", len(names), strings.Join(names, ", "))}
 		}
 	}
 	if list.Kind != yaml.SequenceNode {

@@ -30,7 +30,7 @@ func TestParseScript(t *testing.T) {
 		}, ""},
 		{"scenario with one variant", "id: x\nscript:\n  react-text:\n    - reply: done\n", []Turn{{Reply: "done"}}, ""},
 		{"scenario, two variants, none picked", "id: x\nscript:\n  react-text:\n    - reply: a\n  other:\n    - reply: b\n", nil,
-			"parse script: line 3: script: 2 variants (react-text, other): pick one"},
+			"parse script: line 3: script: 2 variants (react-text, other): pick one with --prompt VARIANT"},
 		{"scenario script is a list", "script:\n  - reply: a\n", nil, "parse script: line 2: script: want a mapping from prompt variant to turns"},
 		{"empty list", "[]", []Turn{}, ""},
 		{"empty file", "", nil, "parse script: empty script: want a list of turns"},
