@@ -181,7 +181,7 @@ func RenderTable(w io.Writer, r Report) error {
 		}
 	}
 	g := r.Summary.Group
-	fmt.Fprintf(ew, "\n%d runs: %d pass, %d fail, %d error; pass rate %s; model calls mean %s p50 %s p95 %s; step efficiency %s; failure paths handled %d/%d; tokens/run %s\n",
+	fmt.Fprintf(ew, "\n%d runs: %d pass, %d fail, %d error; pass rate %s of judged runs; model calls mean %s p50 %s p95 %s; step efficiency %s; failure paths handled %d/%d; tokens/run %s\n",
 		g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate), fmtNum(g.ModelCalls.Mean), fmtNum(g.ModelCalls.P50),
 		fmtNum(g.ModelCalls.P95), fmtRatio(g.StepEfficiency), g.FailurePathsHandled, g.FailurePathsExercised, fmtNum(g.TokensPerRun))
 	writeProblems(ew, r, "")
@@ -266,7 +266,7 @@ func mdEscape(s string) string {
 func RenderMarkdown(w io.Writer, r Report) error {
 	ew := &errWriter{w: w}
 	g := r.Summary.Group
-	fmt.Fprintf(ew, "## Eval results\n\n**%d runs: %d pass, %d fail, %d error** (pass rate %s)\n\n", g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate))
+	fmt.Fprintf(ew, "## Eval results\n\n**%d runs: %d pass, %d fail, %d error** (pass rate %s of judged runs)\n\n", g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate))
 	fmt.Fprintln(ew, "| run | verdict | outcome | model calls | tool calls | failure paths | tokens | model ms | tool ms |")
 	fmt.Fprintln(ew, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, run := range r.Runs {
