@@ -301,7 +301,9 @@ func (r *run) callTool(step int, st *Step, name, input, note string) Observation
 	out, err := r.execute(t, input)
 	st.ToolMS = a.clock.Now().Sub(t0).Milliseconds()
 	if r.ctx.Err() != nil && r.stopCause() {
-		ev := Event{Type: EventToolResult, Step: step, Tool: name, Input: input, MS: st.ToolMS, Status: "error", Code: tools.CodeToolTimeout, Error: r.res.Err.Error()}
+		// The run's own deadline (or a cancellation) cut the call off: the
+		// code names that, not the per-tool timeout.
+		ev := Event{Type: EventToolResult, Step: step, Tool: name, Input: input, MS: st.ToolMS, Status: "error", Code: string(r.res.Outcome), Error: r.res.Err.Error()}
 		a.emit(ev)
 		return Observation{}
 	}
