@@ -293,6 +293,15 @@ func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err
 		if u, err := url.Parse(llmBase); err == nil {
 			providerHP = u.Host
 		}
+		// Credentials written into a base URL are secrets too: the saved
+		// cassettes are scanned for them.
+		for _, base := range []string{llmBase, r.ImageURL} {
+			if u, err := url.Parse(base); err == nil && u.User != nil {
+				if pw, ok := u.User.Password(); ok && pw != "" {
+					secrets = append(secrets, pw)
+				}
+			}
+		}
 		llmReal = http.DefaultTransport
 		imageReal = http.DefaultTransport
 		if r.ImageURL != "" {

@@ -104,8 +104,17 @@ func decodeCassette(data []byte) ([]*cassette.Interaction, error) {
 		return nil, fmt.Errorf("unsupported cassette version %d (want %d)", f.Version, formatVersion)
 	}
 	for i, in := range f.Interactions {
-		if in == nil {
+		switch {
+		case in == nil:
 			return nil, fmt.Errorf("interaction %d is empty", i)
+		case in.Request.Method == "" || in.Request.URL == "":
+			return nil, fmt.Errorf("interaction %d: the request has no method or url", i)
+		case in.Response.Code < 100 || in.Response.Code > TransportErrorStatus:
+			// A cut-off file loses the response block: replaying it would
+			// look like a network failure and blame the agent.
+			return nil, fmt.Errorf("interaction %d (%s %s): the response has no valid status code (got %d); the cassette is damaged: re-record it", i, in.Request.Method, in.Request.URL, in.Response.Code)
+		case in.Response.Duration < 0:
+			return nil, fmt.Errorf("interaction %d: negative recorded duration %s", i, in.Response.Duration)
 		}
 	}
 	return f.Interactions, nil

@@ -105,16 +105,23 @@ func redactValues(v url.Values) url.Values {
 // still guards it).
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.RawQuery == "" {
-		return raw
-	}
-	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
 		return raw
 	}
-	u.RawQuery = redactValues(q).Encode()
+	changed := false
 	if u.User != nil {
+		// Credentials in the URL (https://user:password@host/…).
 		u.User = url.User(Redacted)
+		changed = true
+	}
+	if u.RawQuery != "" {
+		if q, err := url.ParseQuery(u.RawQuery); err == nil {
+			u.RawQuery = redactValues(q).Encode()
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
 	}
 	return u.String()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,4 +66,24 @@ func TestTransportFailuresReplay(t *testing.T) {
 	require.ErrorContains(t, err, "replayed transport failure")
 	require.False(t, errors.Is(err, ErrNoMatch))
 	require.NoError(t, rep.Close())
+}
+
+func TestRedactURLCredentials(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://alice:hunter2@127.0.0.1:8080/v1/chat/completions", "http://REDACTED@127.0.0.1:8080/v1/chat/completions"},
+		{"https://api.example.com/v1?api_key=abc&x=1", "https://api.example.com/v1?api_key=REDACTED&x=1"},
+		{"https://api.example.com/v1", "https://api.example.com/v1"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, redactURL(tt.in), tt.in)
+	}
+}
+
+func TestDamagedCassetteIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "llm.yaml")
+	cut := "---\nversion: 1\ninteractions:\n    - request:\n        body: '{}'\n        url: http://localhost/v1/chat/completions\n        method: POST\n"
+	require.NoError(t, os.WriteFile(path, []byte(cut), 0o644))
+	_, err := Open(path, ModeReplay)
+	require.ErrorContains(t, err, "interaction 0 (POST http://localhost/v1/chat/completions): the response has no valid status code (got 0)")
 }
