@@ -55,6 +55,18 @@ func targetSize(srcW, srcH, width int) (int, int) {
 
 // process sniffs, checks the pixel budget from the header, decodes, scales
 // and encodes. It checks ctx between the phases.
+// MaxJPEGScans is the most start-of-scan markers a JPEG may hold (counted
+// before decoding, over the whole file, so an embedded thumbnail's scans
+// count too). Encoders write 1 (baseline) to about 10 (progressive) scans;
+// more than this is refused with 422 image_too_large, since decoding cost
+// grows with every scan and image/jpeg cannot be interrupted.
+const MaxJPEGScans = 256
+
+// sosMarker is the JPEG start-of-scan marker. Entropy-coded data stuffs
+// every 0xFF with 0x00, so the pair appears only as a marker (or inside
+// another segment's payload, which can only over-count).
+var sosMarker = []byte{0xFF, 0xDA}
+
 func (s *Service) process(ctx context.Context, req resizeRequest) resizeResult {
 	var res resizeResult
 	format := sniff(req.image)
@@ -77,6 +89,16 @@ func (s *Service) process(ctx context.Context, req resizeRequest) resizeResult {
 		return res
 	}
 	res.srcW, res.srcH, res.haveSrcConfig = cfg.Width, cfg.Height, true
+	if format == formatJPEG {
+		// image/jpeg puts no bound on the scans of a progressive JPEG and
+		// each one re-walks the whole image: a small file of many tiny
+		// scans would hold a slot for minutes past the deadline.
+		if n := bytes.Count(req.image, sosMarker); n > MaxJPEGScans {
+			res.err = newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
+				fmt.Sprintf("resize: the JPEG has %d scans, over the limit of %d", n, MaxJPEGScans))
+			return res
+		}
+	}
 	if px := int64(cfg.Width) * int64(cfg.Height); px > s.cfg.MaxSourcePixels {
 		res.err = newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
 			fmt.Sprintf("resize: source %dx%d is %d pixels, over the %d-pixel budget", cfg.Width, cfg.Height, px, s.cfg.MaxSourcePixels))

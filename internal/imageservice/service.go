@@ -30,6 +30,7 @@ type Service struct {
 	cfg      Config
 	log      *slog.Logger
 	slots    chan struct{} // one token per running /resize request
+	uploads  chan struct{} // one token per request body being received
 	inFlight atomic.Int64
 }
 
@@ -44,7 +45,8 @@ func New(cfg Config, logger *slog.Logger) *Service {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	return &Service{cfg: cfg, log: logger, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	return &Service{cfg: cfg, log: logger, slots: make(chan struct{}, cfg.MaxConcurrent),
+		uploads: make(chan struct{}, UploadsPerWorker*cfg.MaxConcurrent)}
 }
 
 // Config returns the effective configuration, defaults filled in.
@@ -60,6 +62,8 @@ type Health struct {
 	Formats []string `json:"formats"`
 	// InFlight is the number of /resize requests being processed now.
 	InFlight int64 `json:"in_flight"`
+	// Uploading is the number of /resize request bodies being received.
+	Uploading int `json:"uploading"`
 	// Limits are the effective limits.
 	Limits Limits `json:"limits"`
 }
@@ -159,10 +163,11 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rec *acces
 		return
 	}
 	body, err := json.Marshal(Health{
-		Status:   "ok",
-		Version:  s.cfg.Version,
-		Formats:  []string{formatJPEG, formatPNG},
-		InFlight: s.inFlight.Load(),
+		Status:    "ok",
+		Version:   s.cfg.Version,
+		Formats:   []string{formatJPEG, formatPNG},
+		InFlight:  s.inFlight.Load(),
+		Uploading: len(s.uploads),
 		Limits: Limits{
 			MaxBodyBytes:    s.cfg.MaxBodyBytes,
 			MaxWidth:        s.cfg.MaxWidth,
@@ -206,14 +211,32 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 		s.fail(w, rec, methodNotAllowed(w, http.MethodPost))
 		return
 	}
-	// Shed load before reading a byte of the body.
+	// Shed load before reading a byte of the body. A body is received
+	// under an upload slot and only then takes a worker slot, so slow
+	// clients (a slowloris) tie up upload slots, not the workers.
+	select {
+	case s.uploads <- struct{}{}:
+	default:
+		s.fail(w, rec, s.busy(cap(s.uploads), "uploads"))
+		return
+	}
+	deadline := time.Now().Add(s.cfg.Timeout)
+	ctx, cancel := context.WithDeadline(r.Context(), deadline)
+	defer cancel()
+	// Bound the body read by the same deadline; recorders without a
+	// connection answer ErrNotSupported, which is fine.
+	_ = http.NewResponseController(w).SetReadDeadline(deadline)
+	req, aerr := s.readRequest(ctx, w, r)
+	<-s.uploads
+	if aerr != nil {
+		s.fail(w, rec, aerr)
+		return
+	}
+
 	select {
 	case s.slots <- struct{}{}:
 	default:
-		e := newError(http.StatusServiceUnavailable, CodeBusy,
-			fmt.Sprintf("resize: server busy (%d requests in flight); retry later", s.cfg.MaxConcurrent))
-		e.retryAfter = s.cfg.retryAfterSeconds()
-		s.fail(w, rec, e)
+		s.fail(w, rec, s.busy(s.cfg.MaxConcurrent, "requests"))
 		return
 	}
 	s.inFlight.Add(1)
@@ -227,19 +250,6 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 			release()
 		}
 	}()
-
-	deadline := time.Now().Add(s.cfg.Timeout)
-	ctx, cancel := context.WithDeadline(r.Context(), deadline)
-	defer cancel()
-	// Bound the body read by the same deadline; recorders without a
-	// connection answer ErrNotSupported, which is fine.
-	_ = http.NewResponseController(w).SetReadDeadline(deadline)
-
-	req, aerr := s.readRequest(ctx, w, r)
-	if aerr != nil {
-		s.fail(w, rec, aerr)
-		return
-	}
 
 	done := make(chan resizeResult, 1)
 	handedOff = true
@@ -276,6 +286,19 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.data)
+}
+
+// UploadsPerWorker sets how many request bodies may be received at once:
+// UploadsPerWorker × Config.MaxConcurrent. Each holds at most
+// Config.MaxBodyBytes in memory; beyond it a request is answered 503 busy.
+const UploadsPerWorker = 4
+
+// busy is the 503 answer when n slots of kind are all taken.
+func (s *Service) busy(n int, kind string) *apiError {
+	e := newError(http.StatusServiceUnavailable, CodeBusy,
+		fmt.Sprintf("resize: server busy (%d %s in flight); retry later", n, kind))
+	e.retryAfter = s.cfg.retryAfterSeconds()
+	return e
 }
 
 // processSafely is process with a panic turned into 500 internal.

@@ -371,8 +371,8 @@ func TestResizeTimeout(t *testing.T) {
 	})
 }
 
-// waitInFlight polls /healthz until n /resize requests are in flight.
-func waitInFlight(t *testing.T, base string, client *http.Client, n int64) {
+// waitHealth polls /healthz until what(h) is n.
+func waitHealth(t *testing.T, base string, client *http.Client, name string, what func(Health) int64, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -382,67 +382,93 @@ func waitInFlight(t *testing.T, base string, client *http.Client, n int64) {
 		err = json.NewDecoder(resp.Body).Decode(&h)
 		resp.Body.Close()
 		require.NoError(t, err)
-		if h.InFlight == n {
+		if what(h) == n {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("in_flight stayed %d, want %d", h.InFlight, n)
+			t.Fatalf("%s stayed %d, want %d", name, what(h), n)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-func TestResizeBusy(t *testing.T) {
+// TestSlowUploadsDoNotBlockWorkers stalls uploads in their bodies: they
+// hold upload slots, never the worker, so a normal request still gets
+// through; once every upload slot is taken, the next request is 503 busy
+// with Retry-After.
+func TestSlowUploadsDoNotBlockWorkers(t *testing.T) {
 	img := stdImage(t, "testdata/video-001.png")
 	body := imageBody(t, "a.png", img, "64")
 	svc := New(Config{MaxConcurrent: 1, RetryAfter: 1500 * time.Millisecond}, nil)
 	srv := httptest.NewServer(svc)
 	defer srv.Close()
 	client := srv.Client()
-
-	// The first request takes the only slot and stalls in its body.
-	slow := newBlockingBody(body[:100], body[100:])
-	defer slow.Release()
-	type result struct {
-		status int
-		err    error
-	}
-	first := make(chan result, 1)
-	go func() {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/resize", slow)
+	post := func(r io.Reader) (int, http.Header, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/resize", r)
 		req.Header.Set("Content-Type", testContentType)
 		resp, err := client.Do(req)
 		if err != nil {
-			first <- result{err: err}
-			return
+			return 0, nil, []byte(err.Error())
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		first <- result{status: resp.StatusCode}
-	}()
-	waitInFlight(t, srv.URL, client, 1)
-
-	for i := range 3 {
-		resp, err := client.Post(srv.URL+"/resize", testContentType, bytes.NewReader(body))
-		require.NoError(t, err)
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.NoError(t, err)
-		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "request %d: body %q", i, b)
-		require.Equal(t, "2", resp.Header.Get("Retry-After"), "1.5 s rounds up to 2")
-		require.Equal(t, CodeBusy, errorDetail(t, resp.Header.Get("Content-Type"), b).Code)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, b
 	}
 
-	slow.Release()
-	r := <-first
-	require.NoError(t, r.err)
-	require.Equal(t, http.StatusOK, r.status, "the stalled request completes once its body arrives")
+	uploads := UploadsPerWorker * 1
+	stalled := make([]*blockingBody, uploads-1)
+	statuses := make(chan int, uploads)
+	for i := range stalled {
+		stalled[i] = newBlockingBody(body[:100], body[100:])
+		defer stalled[i].Release()
+		go func(b *blockingBody) {
+			code, _, _ := post(b)
+			statuses <- code
+		}(stalled[i])
+	}
+	uploading := func(h Health) int64 { return int64(h.Uploading) }
+	waitHealth(t, srv.URL, client, "uploading", uploading, int64(uploads-1))
 
-	resp, err := client.Post(srv.URL+"/resize", testContentType, bytes.NewReader(body))
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode, "the slot is free again")
+	code, _, b := post(bytes.NewReader(body))
+	require.Equal(t, http.StatusOK, code, "a normal request is served while %d uploads stall: %s", uploads-1, b)
+
+	last := newBlockingBody(body[:100], body[100:])
+	defer last.Release()
+	go func() {
+		code, _, _ := post(last)
+		statuses <- code
+	}()
+	waitHealth(t, srv.URL, client, "uploading", uploading, int64(uploads))
+	code, h, b := post(bytes.NewReader(body))
+	require.Equal(t, http.StatusServiceUnavailable, code, "%s", b)
+	require.Equal(t, "2", h.Get("Retry-After"), "1.5 s rounds up to 2")
+	require.Equal(t, CodeBusy, errorDetail(t, h.Get("Content-Type"), b).Code)
+
+	// Released one at a time, each stalled upload gets the worker.
+	for _, b := range append(stalled, last) {
+		b.Release()
+		require.Equal(t, http.StatusOK, <-statuses, "a stalled upload completes once its body arrives")
+	}
+}
+
+// TestResizeBusy fills the worker slots: a request that cannot get one is
+// answered 503 busy at once, with Retry-After, and nothing queues.
+func TestResizeBusy(t *testing.T) {
+	img := stdImage(t, "testdata/video-001.png")
+	body := imageBody(t, "a.png", img, "64")
+	svc := New(Config{MaxConcurrent: 1, RetryAfter: 1500 * time.Millisecond}, nil)
+	svc.slots <- struct{}{} // a request holds the only worker slot
+	for i := range 3 {
+		rec := serve(svc, "", body)
+		require.Equal(t, http.StatusServiceUnavailable, rec.Code, "request %d", i)
+		require.Equal(t, "2", rec.Header().Get("Retry-After"))
+		d := errorDetail(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+		require.Equal(t, CodeBusy, d.Code)
+		require.Contains(t, d.Message, "1 requests in flight")
+	}
+	<-svc.slots
+	rec := serve(svc, "", body)
+	require.Equal(t, http.StatusOK, rec.Code, "the slot is free again")
 }
 
 func TestHealthz(t *testing.T) {
@@ -568,5 +594,34 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("default config mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestTooManyJPEGScans refuses a JPEG whose scan count could make decoding
+// run for minutes, before any pixel is decoded.
+func TestTooManyJPEGScans(t *testing.T) {
+	svc := New(Config{}, nil)
+	good := encodeJPEG(t, syntheticImage(64, 48, 1))
+	tests := []struct {
+		name  string
+		extra int
+		want  int
+	}{
+		{"at the limit", MaxJPEGScans - 1, http.StatusOK},
+		{"over the limit", MaxJPEGScans, http.StatusUnprocessableEntity},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Extra start-of-scan markers after the end of the image: the
+			// header still reads, the count is what is judged.
+			data := append(append([]byte(nil), good...), bytes.Repeat([]byte{0xFF, 0xDA, 0x00, 0x02}, tt.extra)...)
+			rec := serve(svc, "", imageBody(t, "x.jpg", data, "32"))
+			require.Equal(t, tt.want, rec.Code, rec.Body.String())
+			if tt.want != http.StatusOK {
+				d := errorDetail(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+				require.Equal(t, CodeImageTooLarge, d.Code)
+				require.Contains(t, d.Message, "scans, over the limit of 256")
+			}
+		})
 	}
 }
