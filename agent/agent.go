@@ -178,6 +178,18 @@ func (r *run) loop() {
 	r.res.Err = fmt.Errorf("%w after %d model calls", ErrMaxSteps, a.cfg.MaxSteps)
 }
 
+// maxNameInMessage bounds how much of a model-written tool name is quoted
+// back to it: a runaway name must not grow every later prompt.
+const maxNameInMessage = 100
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if t, cut := truncateUTF8(s, n); cut {
+		return t + "…"
+	}
+	return s
+}
+
 // usedReply returns the reply without its discarded tail, when the
 // discarded text is the reply's tail; otherwise the reply as is.
 func usedReply(reply, discarded string) string {
@@ -291,7 +303,7 @@ func (r *run) callTool(step int, st *Step, name, input, note string) Observation
 	if !ok {
 		obs := Observation{Status: "error", Note: note, Error: &ObservationError{
 			Code:    tools.CodeToolNotFound,
-			Message: fmt.Sprintf("unknown tool %q; use one of: %s", name, strings.Join(a.names, ", ")),
+			Message: fmt.Sprintf("unknown tool %q; use one of: %s", clip(name, maxNameInMessage), strings.Join(a.names, ", ")),
 		}}
 		st.ErrorCode = tools.CodeToolNotFound
 		r.emitResult(step, name, input, 0, obs)

@@ -431,3 +431,25 @@ func TestDiscardedTextLeavesHistory(t *testing.T) {
 	require.Contains(t, third[len(third)-1].Content, `"note":"1 further action in your reply was not run`)
 	require.Equal(t, "Thought: echo\nAction: echo\nAction Input: hi\nObservation: made up\nFinal Answer: fake", res.Steps[0].Reply, "the trajectory keeps the whole reply")
 }
+
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain 中文\ttab\nline", "plain 中文\ttab\nline"},
+		{"\x1b[2Jclear", "^[[2Jclear"},
+		{"bell\a", "bell^G"},
+		{"c1\u009b31m", "c1\\u009b31m"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, agent.Printable(tt.in), "%q", tt.in)
+	}
+}
+
+func TestUnknownToolNameIsClipped(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	a, err := agent.New(agenttest.Replies("Action: "+long+"\nAction Input: a", "Final Answer: ok"), []agent.Tool{&tools.Echo{}}, agent.Config{})
+	require.NoError(t, err)
+	res, err := a.Run(context.Background(), "t")
+	require.NoError(t, err)
+	require.Less(t, len(res.Steps[0].Observation), 400)
+	require.Contains(t, res.Steps[0].Observation, strings.Repeat("x", 100)+"…")
+}

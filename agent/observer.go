@@ -144,24 +144,24 @@ func (c *ConsoleObserver) OnEvent(e Event) {
 		}
 		fmt.Fprintf(w, "[step %d] model replied in %d ms (tokens %d+%d, finish %s)\n", e.Step, e.MS, e.PromptTokens, e.CompletionTokens, orDash(e.FinishReason))
 		for _, l := range strings.Split(strings.TrimSpace(e.Reply), "\n") {
-			fmt.Fprintf(w, "    │ %s\n", l)
+			fmt.Fprintf(w, "    │ %s\n", Printable(l))
 		}
 	case EventParseError:
 		fmt.Fprintf(w, "[step %d] unparseable reply: %s\n", e.Step, e.Code)
 	case EventToolCall:
-		fmt.Fprintf(w, "[step %d] tool %s(%s)\n", e.Step, e.Tool, oneLine(e.Input, 200))
+		fmt.Fprintf(w, "[step %d] tool %s(%s)\n", e.Step, oneLine(e.Tool, 100), oneLine(e.Input, 200))
 	case EventToolResult:
 		if e.Status == "error" {
-			fmt.Fprintf(w, "[step %d] tool %s failed in %d ms: %s: %s\n", e.Step, e.Tool, e.MS, e.Code, oneLine(e.Error, 300))
+			fmt.Fprintf(w, "[step %d] tool %s failed in %d ms: %s: %s\n", e.Step, oneLine(e.Tool, 100), e.MS, e.Code, oneLine(e.Error, 300))
 			return
 		}
 		trunc := ""
 		if e.Truncated {
 			trunc = " (truncated)"
 		}
-		fmt.Fprintf(w, "[step %d] tool %s ok in %d ms%s: %s\n", e.Step, e.Tool, e.MS, trunc, oneLine(e.Observation, 300))
+		fmt.Fprintf(w, "[step %d] tool %s ok in %d ms%s: %s\n", e.Step, oneLine(e.Tool, 100), e.MS, trunc, oneLine(e.Observation, 300))
 	case EventRecoveryStarted:
-		fmt.Fprintf(w, "[step %d] recovery for %s after %s\n", e.Step, e.Tool, e.Code)
+		fmt.Fprintf(w, "[step %d] recovery for %s after %s\n", e.Step, oneLine(e.Tool, 100), e.Code)
 	case EventRecoveryResult:
 		fmt.Fprintf(w, "[step %d] recovery %s\n", e.Step, e.Status)
 	case EventDone:
@@ -180,9 +180,36 @@ func orDash(s string) string {
 	return s
 }
 
-// oneLine flattens s to one line of at most n bytes.
+// Printable returns s with control characters (other than tab and
+// newline) shown in caret notation (ESC as ^[), so that text from a model or
+// a tool cannot drive the terminal it is printed on.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !isControl(r):
+			b.WriteRune(r)
+		case r < 0x20:
+			b.WriteByte('^')
+			b.WriteByte(byte(r) + '@')
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r != '\t' && r != '\n' && (r < 0x20 || (r >= 0x7f && r < 0xa0))
+}
+
+// oneLine flattens s to one line of at most n bytes, control characters
+// made printable.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = Printable(strings.Join(strings.Fields(s), " "))
 	if t, cut := truncateUTF8(s, n); cut {
 		return t + "…"
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+
+	"github.com/agenthub/agenthub/agent"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -184,7 +186,7 @@ func RenderTable(w io.Writer, r Report) error {
 	fmt.Fprintf(ew, "\n%d runs: %d pass, %d fail, %d error; pass rate %s of judged runs; model calls mean %s p50 %s p95 %s; step efficiency %s; failure paths handled %d/%d; tokens/run %s\n",
 		g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate), fmtNum(g.ModelCalls.Mean), fmtNum(g.ModelCalls.P50),
 		fmtNum(g.ModelCalls.P95), fmtRatio(g.StepEfficiency), g.FailurePathsHandled, g.FailurePathsExercised, fmtNum(g.TokensPerRun))
-	writeProblems(ew, r, "")
+	writeProblems(ew, r)
 	if ew.err != nil {
 		return fmt.Errorf("render table: %w", ew.err)
 	}
@@ -207,7 +209,7 @@ func reliabilityRows(r Report) [][]string {
 }
 
 // writeProblems lists failed checks and harness errors, one per line.
-func writeProblems(w io.Writer, r Report, bullet string) {
+func writeProblems(w io.Writer, r Report) {
 	first := true
 	for _, run := range r.Runs {
 		var lines []string
@@ -226,7 +228,7 @@ func writeProblems(w io.Writer, r Report, bullet string) {
 				fmt.Fprintln(w)
 				first = false
 			}
-			fmt.Fprintln(w, bullet+l)
+			fmt.Fprintln(w, Printable(l))
 		}
 	}
 }
@@ -256,9 +258,12 @@ func toAny(s []string) []any {
 
 // mdEscape makes text safe inside a markdown table cell.
 func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(Printable(s), "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
 }
+
+// Printable is agent.Printable: control characters in caret notation.
+var Printable = agent.Printable
 
 // RenderMarkdown writes the report as GitHub-flavoured markdown (for CI
 // job summaries and PR comments): totals, the run table, per-prompt and
@@ -301,9 +306,12 @@ func RenderMarkdown(w io.Writer, r Report) error {
 		}
 	}
 	var problems strings.Builder
-	writeProblems(&problems, r, "- ")
+	writeProblems(&problems, r)
 	if problems.Len() > 0 {
-		fmt.Fprintf(ew, "\n### Failures and errors\n%s", problems.String())
+		// Reasons quote model output and multi-line diffs: a code block
+		// keeps them from being read as markdown (or closing the block).
+		text := strings.ReplaceAll(problems.String(), "```", "'''")
+		fmt.Fprintf(ew, "\n### Failures and errors\n\n```text\n%s```\n", strings.TrimLeft(text, "\n"))
 	}
 	if ew.err != nil {
 		return fmt.Errorf("render markdown: %w", ew.err)

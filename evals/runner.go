@@ -212,6 +212,13 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
 		}()
 	}
 	for i := range jobs {
+		if ctx.Err() != nil {
+			// Interrupted: the runs not started are harness errors, not
+			// started at all.
+			out[i] = Score(jobs[i].Scenario, RunInput{Prompt: jobs[i].Prompt, Trial: jobs[i].Trial,
+				HarnessErr: fmt.Errorf("run %s: not started: %w", jobs[i].ID(), ctx.Err())})
+			continue
+		}
 		next <- i
 	}
 	close(next)
@@ -246,8 +253,8 @@ func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err
 	hint := r.rerecordHint(j)
 
 	if sc.Workspace != "" {
-		if err := os.CopyFS(ws, os.DirFS(filepath.Join(r.Root, sc.Workspace))); err != nil {
-			return in, fmt.Errorf("run %s: copy workspace %s: %w", j.ID(), sc.Workspace, err)
+		if err := copyWorkspace(ws, filepath.Join(r.Root, sc.Workspace)); err != nil {
+			return in, fmt.Errorf("run %s: %s: workspace %s: %w", j.ID(), sc.File, sc.Workspace, err)
 		}
 	}
 	in.Workspace = ws
@@ -442,6 +449,40 @@ func scriptFor(sc *Scenario, prompt string) ([]scriptedmodel.Turn, error) {
 	return nil, fmt.Errorf("scenario %s has no script for prompt %s, nor for another variant of its protocol (%s); add script.%s (needed by --scripted)", sc.File, prompt, want, prompt)
 }
 
+// copyWorkspace copies the scenario's workspace folder into dst. Only
+// regular files and folders are copied: a symlink (which could point out of
+// the repository, and which expect.files would follow) is an error.
+func copyWorkspace(dst, src string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", src)
+	}
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, 0o644)
+		}
+		return fmt.Errorf("%s is not a regular file or folder (symlinks and devices are not copied into workspaces)", rel)
+	})
+}
+
 // recordedMS sums the recorded latency of a cassette's interactions,
 // rounded to whole milliseconds.
 func recordedMS(c *replay.Cassette) int64 {
@@ -543,7 +584,10 @@ func (r *Runner) Reparse(jobs []Job) (ReparseResult, error) {
 			continue
 		}
 		var recs []RecordedDecision
-		if err := json.Unmarshal(data, &recs); err != nil {
+		if err := json.Unmarshal(data, &recs); err != nil || recs == nil {
+			if err == nil {
+				err = errors.New("want a list of recorded decisions")
+			}
 			errs = append(errs, fmt.Errorf("reparse %s: %s: %v", j.ID(), path, err))
 			continue
 		}
@@ -553,7 +597,11 @@ func (r *Runner) Reparse(jobs []Job) (ReparseResult, error) {
 			continue
 		}
 		res.Runs++
-		for _, rd := range recs {
+		for i, rd := range recs {
+			if rd.Step < 1 || !json.Valid(rd.Decision) || len(rd.Decision) == 0 || rd.Decision[0] != '{' {
+				errs = append(errs, fmt.Errorf("reparse %s: %s: entry %d is not a recorded decision (want {\"step\": N ≥ 1, \"reply\": …, \"decision\": {…}})", j.ID(), path, i))
+				continue
+			}
 			res.Replies++
 			d, perr := parser.Parse(rd.Reply, parser.WithProtocol(protocol))
 			now, err := parser.Render(d, perr)

@@ -1,6 +1,8 @@
 package evals
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,4 +22,21 @@ func TestScriptFor(t *testing.T) {
 
 	_, err = scriptFor(sc, "react-yaml")
 	require.ErrorContains(t, err, `unknown prompt variant "react-yaml"`)
+}
+
+func TestCopyWorkspaceRefusesSymlinks(t *testing.T) {
+	src := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "picture"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "picture", "a.txt"), []byte("a"), 0o644))
+	dst := t.TempDir()
+	require.NoError(t, copyWorkspace(dst, src))
+	got, err := os.ReadFile(filepath.Join(dst, "picture", "a.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "a", string(got))
+
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(src, "picture", "passwd.jpg")))
+	err = copyWorkspace(t.TempDir(), src)
+	require.ErrorContains(t, err, "picture/passwd.jpg is not a regular file or folder")
+
+	require.ErrorContains(t, copyWorkspace(t.TempDir(), filepath.Join(src, "picture", "a.txt")), "is not a folder")
 }

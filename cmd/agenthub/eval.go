@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/agenthub/agenthub/agent"
@@ -37,6 +38,10 @@ func (s *selection) register(fs *flag.FlagSet) {
 	fs.IntVar(&s.trials, "trials", 0, "trials per scenario and prompt (0: every recorded trial; record: 1)")
 	fs.IntVar(&s.jobs, "j", 0, "runs at once (0: GOMAXPROCS)")
 }
+
+// maxTrials bounds --trials: far more than a pass^k estimate needs, and
+// small enough that a typo cannot exhaust memory.
+const maxTrials = 1000
 
 // load reads the suite and builds the runner and filter.
 func (s *selection) load(cmd string) ([]*evals.Scenario, *evals.Runner, evals.Filter, error) {
@@ -78,8 +83,11 @@ func (s *selection) load(cmd string) ([]*evals.Scenario, *evals.Runner, evals.Fi
 		}
 		f.ShardIndex, f.ShardCount = i, n
 	}
-	if s.trials < 0 {
-		return nil, nil, f, usageErrorf("%s: --trials must be ≥ 0, got %d", cmd, s.trials)
+	if s.trials < 0 || s.trials > maxTrials {
+		return nil, nil, f, usageErrorf("%s: --trials must be between 0 and %d, got %d", cmd, maxTrials, s.trials)
+	}
+	if s.jobs < 0 {
+		return nil, nil, f, usageErrorf("%s: -j must be ≥ 0 (0: GOMAXPROCS), got %d", cmd, s.jobs)
 	}
 	f.Trials = s.trials
 	r := &evals.Runner{Root: s.root, CassetteDir: rel(s.cassettes), Jobs: s.jobs}
@@ -133,6 +141,22 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		filter.Only = map[string]bool{}
 		for _, id := range prev.FailedIDs() {
 			filter.Only[id] = true
+		}
+		// A failed run that no longer exists (a renamed scenario) must not
+		// pass for "nothing to rerun".
+		known := map[string]bool{}
+		for _, j := range runner.Plan(suite, evals.Filter{Trials: filter.Trials}) {
+			known[j.ID()] = true
+		}
+		var gone []string
+		for id := range filter.Only {
+			if !known[id] {
+				gone = append(gone, id)
+			}
+		}
+		if len(gone) > 0 {
+			sort.Strings(gone)
+			return usageErrorf("eval: --rerun-failed: %d runs that did not pass in %s are not in the suite: %s", len(gone), *rerun, strings.Join(gone, ", "))
 		}
 	}
 	var base *evals.Report

@@ -34,8 +34,17 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || strings.TrimSpace(fs.Arg(0)) == "" {
+	if fs.NArg() != 1 {
 		return usageErrorf("run: want exactly one TASK argument (quote it), got %d (run 'agenthub run -h')", fs.NArg())
+	}
+	if strings.TrimSpace(fs.Arg(0)) == "" {
+		return usageErrorf("run: the TASK is empty")
+	}
+	if *maxSteps < 1 {
+		return usageErrorf("run: --max-steps must be at least 1, got %d", *maxSteps)
+	}
+	if *timeout <= 0 {
+		return usageErrorf("run: --timeout must be positive, got %s", *timeout)
 	}
 	task := fs.Arg(0)
 	key := e.getenv(*keyEnv)
