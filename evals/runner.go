@@ -324,6 +324,19 @@ func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err
 		}
 	}
 
+	// A recording is staged in a hidden sibling folder and swapped in
+	// whole once everything is written: a crash or a failed run never
+	// leaves a folder mixing new cassettes with old metadata.
+	final := dir
+	if mode != replay.ModeReplay {
+		stage, err := stageRecording(final)
+		if err != nil {
+			return in, fmt.Errorf("run %s: %w", j.ID(), err)
+		}
+		defer os.RemoveAll(stage) // gone after a successful swap
+		dir = stage
+	}
+
 	openOpts := []replay.Option{replay.WithSecrets(secrets...), replay.WithRerecordHint(hint)}
 	llmCas, err := replay.Open(filepath.Join(dir, replay.LLMCassette), mode, append(openOpts, replay.WithTransport(llmReal))...)
 	if err != nil {
@@ -413,8 +426,58 @@ func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err
 		if err := replay.WriteMeta(dir, meta); err != nil {
 			return in, fmt.Errorf("run %s: %w", j.ID(), err)
 		}
+		if err := swapIn(dir, final); err != nil {
+			return in, fmt.Errorf("run %s: %w", j.ID(), err)
+		}
 	}
 	return in, nil
+}
+
+// stageRecording makes the hidden folder a recording of final is written
+// to (".N.tmp-…" beside final, skipped when trials are listed), holding a
+// copy of final's files so that replay-or-record can keep what matches.
+func stageRecording(final string) (string, error) {
+	parent := filepath.Dir(final)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("stage recording: %w", err)
+	}
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(final)+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("stage recording: %w", err)
+	}
+	if fi, err := os.Lstat(final); err == nil {
+		if !fi.IsDir() {
+			os.RemoveAll(stage)
+			return "", fmt.Errorf("stage recording: %s is not a folder", final)
+		}
+		if err := copyWorkspace(stage, final); err != nil {
+			os.RemoveAll(stage)
+			return "", fmt.Errorf("stage recording: %w", err)
+		}
+	}
+	return stage, nil
+}
+
+// swapIn replaces the folder final with stage: the old folder is moved
+// aside, the new one renamed into place, then the old one removed.
+func swapIn(stage, final string) error {
+	old := ""
+	if _, err := os.Lstat(final); err == nil {
+		old = stage + ".old"
+		if err := os.Rename(final, old); err != nil {
+			return fmt.Errorf("save recording: %w", err)
+		}
+	}
+	if err := os.Rename(stage, final); err != nil {
+		if old != "" {
+			_ = os.Rename(old, final) // put the previous recording back
+		}
+		return fmt.Errorf("save recording: %w", err)
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
 }
 
 // scriptFor returns the scripted model's turns for a prompt variant: the

@@ -40,3 +40,32 @@ func TestCopyWorkspaceRefusesSymlinks(t *testing.T) {
 
 	require.ErrorContains(t, copyWorkspace(t.TempDir(), filepath.Join(src, "picture", "a.txt")), "is not a folder")
 }
+
+func TestStageAndSwapRecording(t *testing.T) {
+	final := filepath.Join(t.TempDir(), "scn", "react-text", "1")
+	// First recording: no folder yet.
+	stage, err := stageRecording(final)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(stage, "llm.yaml"), []byte("new"), 0o644))
+	require.NoError(t, swapIn(stage, final))
+	got, err := os.ReadFile(filepath.Join(final, "llm.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, "new", string(got))
+
+	// A failed recording: the stage is dropped, the old folder is intact.
+	stage, err = stageRecording(final)
+	require.NoError(t, err)
+	got, err = os.ReadFile(filepath.Join(stage, "llm.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, "new", string(got), "the stage starts as a copy (replay-or-record keeps what matches)")
+	require.NoError(t, os.WriteFile(filepath.Join(stage, "llm.yaml"), []byte("half"), 0o644))
+	require.NoError(t, os.RemoveAll(stage))
+	got, err = os.ReadFile(filepath.Join(final, "llm.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, "new", string(got))
+
+	// Only the trial folder is left: no stage or old folder behind.
+	entries, err := os.ReadDir(filepath.Dir(final))
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+}
