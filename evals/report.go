@@ -132,6 +132,9 @@ type Report struct {
 	Runs []RunReport `json:"runs"`
 	// Summary is computed from Runs.
 	Summary Summary `json:"summary"`
+	// Shard says which shard of a sharded eval the report holds (nil: the
+	// whole selection). Merge uses it to notice a missing shard.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // Summary aggregates every run; ByPrompt and ByTag aggregate subsets.
@@ -464,6 +467,9 @@ func ParseReport(data []byte) (Report, error) {
 // Merge combines shard reports into one. A run id present in more than one
 // report is an error.
 func Merge(reports ...Report) (Report, error) {
+	if err := checkShards(reports); err != nil {
+		return Report{}, err
+	}
 	seen := map[string]bool{}
 	var runs []RunReport
 	for _, r := range reports {
@@ -476,6 +482,52 @@ func Merge(reports ...Report) (Report, error) {
 		}
 	}
 	return NewReport(runs), nil
+}
+
+// ShardInfo identifies one shard of a sharded eval: shard Index of Count,
+// 1-based.
+type ShardInfo struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// checkShards fails when the reports are shards of one eval but not all of
+// them, each once: merging a partial set would look like a smaller, green
+// suite.
+func checkShards(reports []Report) error {
+	count := 0
+	got := map[int]bool{}
+	for i, r := range reports {
+		if r.Shard == nil {
+			if count > 0 {
+				return fmt.Errorf("merge reports: report %d is not a shard but others are", i+1)
+			}
+			continue
+		}
+		if count == 0 {
+			if i > 0 {
+				return fmt.Errorf("merge reports: report %d is a shard but report 1 is not", i+1)
+			}
+			count = r.Shard.Count
+		}
+		switch {
+		case r.Shard.Count != count:
+			return fmt.Errorf("merge reports: report %d is shard %d/%d, the others are of %d", i+1, r.Shard.Index, r.Shard.Count, count)
+		case got[r.Shard.Index]:
+			return fmt.Errorf("merge reports: shard %d/%d given twice", r.Shard.Index, count)
+		}
+		got[r.Shard.Index] = true
+	}
+	var missing []string
+	for i := 1; i <= count; i++ {
+		if !got[i] {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("merge reports: missing shards %s", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // FailedIDs returns the ids of the runs whose verdict is fail or error, in

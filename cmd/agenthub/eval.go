@@ -202,6 +202,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
 	rep := evals.NewReport(runs)
+	if filter.ShardCount > 0 {
+		rep.Shard = &evals.ShardInfo{Index: filter.ShardIndex, Count: filter.ShardCount}
+	}
 	if err := evals.Render(e.stdout, rep, f); err != nil {
 		return err
 	}
