@@ -461,7 +461,12 @@ func ParseReport(data []byte) (Report, error) {
 			return Report{}, fmt.Errorf("run %s: unknown verdict %q", run.ID, run.Verdict)
 		}
 	}
-	return NewReport(r.Runs), nil
+	if sh := r.Shard; sh != nil && (sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count) {
+		return Report{}, fmt.Errorf("shard %d/%d is not a shard (want 1 ≤ index ≤ count)", sh.Index, sh.Count)
+	}
+	out := NewReport(r.Runs)
+	out.Shard = r.Shard
+	return out, nil
 }
 
 // Merge combines shard reports into one. A run id present in more than one
