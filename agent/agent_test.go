@@ -453,3 +453,17 @@ func TestUnknownToolNameIsClipped(t *testing.T) {
 	require.Less(t, len(res.Steps[0].Observation), 400)
 	require.Contains(t, res.Steps[0].Observation, strings.Repeat("x", 100)+"…")
 }
+
+func TestReadTraceRejects(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"unknown type", `{"type":"teleport","step":1}`, `read trace: line 1: unknown event type "teleport"`},
+		{"negative ms", `{"type":"llm_call","step":1,"ms":-5}`, "read trace: line 1: negative count or duration"},
+		{"unknown field", `{"type":"done","step":0,"colour":"red"}`, "read trace: line 1:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := agent.ReadTrace(strings.NewReader(tt.in))
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}

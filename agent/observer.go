@@ -102,8 +102,11 @@ func ReadTrace(r io.Reader) ([]Event, error) {
 		if err := dec.Decode(&e); err != nil {
 			return nil, fmt.Errorf("read trace: line %d: %v", n, err)
 		}
-		if e.Type == "" {
-			return nil, fmt.Errorf("read trace: line %d: event has no \"type\"", n)
+		if !knownEvents[e.Type] {
+			return nil, fmt.Errorf("read trace: line %d: unknown event type %q", n, e.Type)
+		}
+		if e.Step < 0 || e.Attempt < 0 || e.MS < 0 || e.Steps < 0 || e.PromptTokens < 0 || e.CompletionTokens < 0 {
+			return nil, fmt.Errorf("read trace: line %d: negative count or duration", n)
 		}
 		events = append(events, e)
 	}
@@ -111,6 +114,12 @@ func ReadTrace(r io.Reader) ([]Event, error) {
 		return nil, fmt.Errorf("read trace: %w", err)
 	}
 	return events, nil
+}
+
+// knownEvents are the event types ReadTrace accepts.
+var knownEvents = map[EventType]bool{
+	EventRunStarted: true, EventContextBuilt: true, EventLLMCall: true, EventParseError: true,
+	EventToolCall: true, EventToolResult: true, EventRecoveryStarted: true, EventRecoveryResult: true, EventDone: true,
 }
 
 // ConsoleObserver writes a human-readable trace, one or a few lines per

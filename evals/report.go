@@ -460,6 +460,10 @@ func ParseReport(data []byte) (Report, error) {
 		default:
 			return Report{}, fmt.Errorf("run %s: unknown verdict %q", run.ID, run.Verdict)
 		}
+		if run.ModelCalls < 0 || run.ToolCalls < 0 || run.ParseErrors < 0 || run.Tokens.Prompt < 0 || run.Tokens.Completion < 0 ||
+			run.RecordedMS.Model < 0 || run.RecordedMS.Tool < 0 || run.ReplayMS < 0 {
+			return Report{}, fmt.Errorf("run %s: negative count or duration", run.ID)
+		}
 	}
 	if sh := r.Shard; sh != nil && (sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count) {
 		return Report{}, fmt.Errorf("shard %d/%d is not a shard (want 1 ≤ index ≤ count)", sh.Index, sh.Count)
