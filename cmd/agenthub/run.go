@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -80,10 +79,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	a, err := agent.New(client, ts, agent.Config{MaxSteps: *maxSteps, Timeout: *timeout, Prompt: *prompt}, agent.WithObserver(agent.MultiObserver(observers...)))
 	if err != nil {
-		if errors.Is(err, agent.ErrUnknownPrompt) {
-			return usageErrorf("run: %v", err)
-		}
-		return usageErrorf("run: %v", err)
+		return usageErrorf("run: %v", err) // an unknown prompt variant lists the valid ones
 	}
 	res, runErr := a.Run(ctx, task)
 	if jsonl != nil && jsonl.Err() != nil {
