@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"embed"
+	"io/fs"
 	"fmt"
 	"path"
 	"regexp"
@@ -30,27 +31,37 @@ type promptVariant struct {
 }
 
 // variants holds the embedded prompt variants by name; it is built once
-// from the embedded files, which cannot change at run time.
-var variants = mustLoadVariants()
+// from the embedded files, which cannot change at run time (a template that
+// does not parse is a build-time mistake: the package's tests catch it).
+var variants = mustLoadVariants(promptFS, "prompts")
 
-func mustLoadVariants() map[string]promptVariant {
-	entries, err := promptFS.ReadDir("prompts")
+// mustLoadVariants reads every *.tmpl in dir of fsys as a prompt variant.
+func mustLoadVariants(fsys fs.FS, dir string) map[string]promptVariant {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		panic(err)
 	}
 	out := map[string]promptVariant{}
 	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".tmpl") {
+			continue
+		}
 		name := strings.TrimSuffix(e.Name(), ".tmpl")
-		src, err := promptFS.ReadFile(path.Join("prompts", e.Name()))
+		src, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
 			panic(err)
 		}
-		m := protocolRe.FindSubmatch(src)
-		if m == nil {
-			panic("agent: prompt " + e.Name() + " lacks a {{/* protocol: … */}} header")
+		// The header names the reply protocol; without one, or with an
+		// unknown name, replies are parsed with Auto.
+		protocol := parser.Auto
+		if m := protocolRe.FindSubmatch(src); m != nil {
+			switch p := parser.Protocol(m[1]); p {
+			case parser.Text, parser.JSON, parser.Auto:
+				protocol = p
+			}
 		}
 		t := template.Must(template.New(name).Option("missingkey=error").Parse(string(src)))
-		out[name] = promptVariant{tmpl: t, protocol: parser.Protocol(m[1])}
+		out[name] = promptVariant{tmpl: t, protocol: protocol}
 	}
 	return out
 }

@@ -254,9 +254,6 @@ func aggregate(rs []RunReport) Group {
 			t = &tally{}
 			cases[key] = t
 		}
-		h, e := r.FailurePathCounts()
-		g.FailurePathsHandled += h
-		g.FailurePathsExercised += e
 		switch r.Verdict {
 		case VerdictPass:
 			g.Pass++
@@ -264,9 +261,14 @@ func aggregate(rs []RunReport) Group {
 		case VerdictFail:
 			g.Fail++
 		default:
+			// A run the harness could not judge says nothing about how the
+			// agent handled failures either.
 			g.Error++
 			continue
 		}
+		h, e := r.FailurePathCounts()
+		g.FailurePathsHandled += h
+		g.FailurePathsExercised += e
 		t.n++
 		g.Trials = max(g.Trials, t.n)
 		calls = append(calls, float64(r.ModelCalls))

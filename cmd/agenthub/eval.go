@@ -232,8 +232,14 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			w = e.stderr // keep stdout machine-readable
 		}
 		fmt.Fprintln(w)
+		if f == evals.FormatMarkdown {
+			fmt.Fprint(w, "### Baseline comparison\n\n```text\n")
+		}
 		if err := evals.RenderDiff(w, d); err != nil {
 			return err
+		}
+		if f == evals.FormatMarkdown {
+			fmt.Fprint(w, "```\n")
 		}
 		regressed = d.Regressed()
 	}

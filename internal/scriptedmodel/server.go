@@ -108,7 +108,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	if n >= len(s.script) {
-		msg := fmt.Sprintf("scripted model: script exhausted after %d turns", len(s.script))
+		msg := fmt.Sprintf("scripted model: script exhausted after %d turns (restart the server, or add turns to the script)", len(s.script))
 		writeJSON(w, http.StatusInternalServerError, openAIError(msg, "server_error", "script_exhausted"))
 		return
 	}

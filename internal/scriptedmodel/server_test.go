@@ -159,7 +159,7 @@ func TestScriptExhausted(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, 500, ae.Status)
 	require.Equal(t, "script_exhausted", ae.Code)
-	require.Equal(t, "scripted model: script exhausted after 1 turns", ae.Message)
+	require.Equal(t, "scripted model: script exhausted after 1 turns (restart the server, or add turns to the script)", ae.Message)
 	require.Equal(t, 2, s.Calls())
 }
 
