@@ -3,8 +3,8 @@ package agent
 import (
 	"bytes"
 	"embed"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"path"
 	"regexp"
 	"sort"
