@@ -117,10 +117,7 @@ type Filter struct {
 func (r *Runner) Plan(scenarios []*Scenario, f Filter) []Job {
 	var jobs []Job
 	for _, sc := range scenarios {
-		if f.Run != nil && !f.Run.MatchString(sc.ID) {
-			continue
-		}
-		if len(f.Tags) > 0 && !slices.ContainsFunc(sc.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }) {
+		if !f.selectsScenario(sc.ID, sc.Tags) {
 			continue
 		}
 		for _, p := range sc.Prompts {
@@ -136,10 +133,7 @@ func (r *Runner) Plan(scenarios []*Scenario, f Filter) []Job {
 			}
 			for t := 1; t <= trials; t++ {
 				j := Job{Scenario: sc, Prompt: p, Trial: t}
-				if f.ShardCount > 0 && !InShard(j.ID(), f.ShardIndex, f.ShardCount) {
-					continue
-				}
-				if f.Only != nil && !f.Only[j.ID()] {
+				if !f.selectsRun(j.ID()) {
 					continue
 				}
 				jobs = append(jobs, j)
@@ -147,6 +141,31 @@ func (r *Runner) Plan(scenarios []*Scenario, f Filter) []Job {
 		}
 	}
 	return jobs
+}
+
+func (f Filter) selectsScenario(id string, tags []string) bool {
+	if f.Run != nil && !f.Run.MatchString(id) {
+		return false
+	}
+	return len(f.Tags) == 0 || slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(f.Tags, t) })
+}
+
+func (f Filter) selectsRun(id string) bool {
+	if f.ShardCount > 0 && !InShard(id, f.ShardIndex, f.ShardCount) {
+		return false
+	}
+	return f.Only == nil || f.Only[id]
+}
+
+// Selects reports whether the filter keeps a run of a report (by its
+// scenario, prompt, tags and id), whether or not the run still exists in
+// the suite: a baseline is cut to the same selection as the current eval,
+// so that a deleted scenario inside the selection still shows as missing.
+func (f Filter) Selects(r RunReport) bool {
+	if !f.selectsScenario(r.Scenario, r.Tags) || (f.Prompt != "" && r.Prompt != f.Prompt) {
+		return false
+	}
+	return f.selectsRun(r.ID)
 }
 
 // recordedTrials lists the numeric trial folders of a scenario × prompt.
@@ -282,6 +301,14 @@ func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err
 			return in, fmt.Errorf("run %s: %w", j.ID(), err)
 		}
 		model = meta.Model
+		// A recording copied into another folder is not another trial.
+		if (meta.Scenario != "" && meta.Scenario != sc.ID) || (meta.Prompt != "" && meta.Prompt != j.Prompt) || (meta.Trial != 0 && meta.Trial != j.Trial) {
+			return in, fmt.Errorf("run %s: %s/%s says it records %s/%s/%d: a copied or moved recording; record it with: %s",
+				j.ID(), dir, replay.MetaFile, meta.Scenario, meta.Prompt, meta.Trial, hint)
+		}
+		if _, err := os.Stat(filepath.Join(dir, DecisionsFile)); err != nil {
+			return in, fmt.Errorf("run %s: %w (written with the cassettes; record it with: %s)", j.ID(), err, hint)
+		}
 	} else {
 		if r.Provider.Scripted {
 			turns, err := scriptFor(sc, j.Prompt)

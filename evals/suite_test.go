@@ -95,7 +95,23 @@ func TestRunnerHarnessErrors(t *testing.T) {
 		// mutate changes the scenario or the recording before the replay.
 		mutate func(t *testing.T, sc *evals.Scenario, dir string)
 		want   []string
+		trial  int // replayed trial (default 1)
 	}{
+		{
+			name: "copied trial",
+			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+				require.NoError(t, os.CopyFS(filepath.Join(dir, "inline/react-text/2"), os.DirFS(filepath.Join(dir, "inline/react-text/1"))))
+			},
+			trial: 2,
+			want:  []string{"says it records inline/react-text/1: a copied or moved recording"},
+		},
+		{
+			name: "decisions missing",
+			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+				require.NoError(t, os.Remove(filepath.Join(dir, "inline/react-text/1", evals.DecisionsFile)))
+			},
+			want: []string{"decisions.json", "record it with"},
+		},
 		{
 			name: "stale prompt",
 			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
@@ -132,7 +148,11 @@ func TestRunnerHarnessErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sc, r := recordInline(t, inlineScenario)
 			tt.mutate(t, sc, r.CassetteDir)
-			rep := r.RunJob(context.Background(), evals.Job{Scenario: sc, Prompt: "react-text", Trial: 1})
+			trial := 1
+			if tt.trial != 0 {
+				trial = tt.trial
+			}
+			rep := r.RunJob(context.Background(), evals.Job{Scenario: sc, Prompt: "react-text", Trial: trial})
 			require.Equal(t, evals.VerdictError, rep.Verdict)
 			for _, w := range tt.want {
 				require.Contains(t, rep.Error, w)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -89,7 +90,15 @@ func NewClient(cfg Config) (*Client, error) {
 	if cfg.Stop == "" {
 		cfg.Stop = DefaultStop
 	}
-	c := &Client{url: cfg.BaseURL + "/chat/completions", cfg: cfg, httpc: cfg.HTTPClient, now: cfg.Now}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("llm new client: base URL %q: not a URL with a host", cfg.BaseURL)
+	}
+	// The path goes before any query the base URL carries (some gateways
+	// take their key as ?code=…).
+	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
+	u.RawPath = ""
+	c := &Client{url: u.String(), cfg: cfg, httpc: cfg.HTTPClient, now: cfg.Now}
 	if c.httpc == nil {
 		c.httpc = &http.Client{}
 	}

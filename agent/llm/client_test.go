@@ -396,3 +396,11 @@ func TestIsRetryableNonAPIErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestClientURLKeepsQuery(t *testing.T) {
+	c, err := NewClient(Config{BaseURL: "http://127.0.0.1:9/v1/?code=abc"})
+	require.NoError(t, err)
+	require.Equal(t, "http://127.0.0.1:9/v1/chat/completions?code=abc", c.URL())
+	_, err = NewClient(Config{BaseURL: "http:///v1"})
+	require.ErrorContains(t, err, "not a URL with a host")
+}

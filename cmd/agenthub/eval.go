@@ -169,15 +169,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	jobs := runner.Plan(suite, filter)
 	if base != nil && sel.filtered(filter) {
-		// Compare like with like: runs the selection left out are not
-		// missing from this result.
-		planned := map[string]bool{}
-		for _, j := range jobs {
-			planned[j.ID()] = true
-		}
+		// Compare like with like: runs the selection leaves out are not
+		// missing from this result (but a deleted scenario the selection
+		// would keep is).
 		var keep []evals.RunReport
 		for _, r := range base.Runs {
-			if planned[r.ID] {
+			if filter.Selects(r) {
 				keep = append(keep, r)
 			}
 		}

@@ -33,6 +33,7 @@ var secretWords = map[string]bool{
 	"apikey": true, "token": true, "secret": true, "password": true,
 	"session": true, "organization": true, "org": true, "project": true,
 	"signature": true, "sig": true, "credential": true, "credentials": true,
+	"code": true, // OAuth-style access codes in query strings
 }
 
 // isSecretName reports whether a header, query or form key names a secret.
@@ -134,6 +135,16 @@ func redactInteraction(i *cassette.Interaction) error {
 	i.Request.URL = stableLoopback(redactURL(i.Request.URL))
 	i.Request.Form = redactValues(i.Request.Form)
 	i.Response.Headers = redactHeaders(i.Response.Headers, false)
+	// Redirects carry URLs whose query may hold signatures and codes.
+	for _, h := range []string{"Location", "Content-Location"} {
+		if vs := i.Response.Headers[h]; len(vs) > 0 {
+			red := make([]string, len(vs))
+			for j, v := range vs {
+				red[j] = redactURL(v)
+			}
+			i.Response.Headers[h] = red
+		}
+	}
 	// The response date changes on every recording and matters to no
 	// client here: dropping it keeps re-recording diffs to real changes.
 	delete(i.Response.Headers, "Date")
@@ -173,7 +184,10 @@ func scanSecrets(data []byte, where string, secrets []string) error {
 		if len(s) < minSecretLen {
 			continue
 		}
-		for _, form := range []string{s, url.QueryEscape(s)} {
+		// As written, URL-escaped, and JSON-escaped ("/" as "\/", as some
+		// providers echo it; a YAML double-quoted body doubles the "\").
+		jsonEsc := strings.ReplaceAll(s, "/", `\/`)
+		for _, form := range []string{s, url.QueryEscape(s), jsonEsc, strings.ReplaceAll(jsonEsc, `\`, `\\`)} {
 			if i := bytes.Index(data, []byte(form)); i >= 0 {
 				return fmt.Errorf("%w: %s line %d: secret in use %s", ErrSecretLeak, where, lineOf(data, i), mask(s))
 			}
