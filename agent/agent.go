@@ -150,7 +150,8 @@ func (r *run) loop() {
 				pe = &parser.Error{Code: parser.CodeMissingAction, Message: err.Error()}
 			}
 			st.ParseError = pe
-			obs = Observation{Status: "error", Error: &ObservationError{Code: string(pe.Code), Message: pe.Message, Retryable: true}}
+			msg, cut := truncateUTF8(pe.Message, a.cfg.MaxObservationBytes)
+			obs = Observation{Status: "error", Error: &ObservationError{Code: string(pe.Code), Message: msg, Retryable: true}, Truncated: cut}
 			st.Observation = obs.String()
 			st.ErrorCode = string(pe.Code)
 			a.emit(Event{Type: EventParseError, Step: step, Code: string(pe.Code), Error: pe.Message, Observation: st.Observation})
@@ -274,6 +275,13 @@ func (r *run) callModel(step int, st *Step) (llm.Reply, bool) {
 			return llm.Reply{}, false
 		}
 		retryable, after := llm.IsRetryable(err)
+		if retryable && after > a.cfg.Timeout {
+			// The provider asks for a wait longer than the whole run may
+			// take: waiting could only end in the deadline.
+			retryable = false
+			err = fmt.Errorf("%w (Retry-After %s exceeds the run timeout %s)", err, after, a.cfg.Timeout)
+			ev.Error = err.Error()
+		}
 		if !retryable || attempt >= maxAttempts {
 			a.emit(ev)
 			r.res.Outcome = OutcomeLLMError
@@ -326,7 +334,9 @@ func (r *run) callTool(step int, st *Step, name, input, note string) Observation
 	} else {
 		te := toolError(err)
 		st.ErrorCode = te.Code
-		obs.Status, obs.Error = "error", &ObservationError{Code: te.Code, Message: te.Message, Retryable: te.Retryable}
+		msg, cut := truncateUTF8(te.Message, a.cfg.MaxObservationBytes)
+		obs.Status, obs.Truncated = "error", cut
+		obs.Error = &ObservationError{Code: te.Code, Message: msg, Retryable: te.Retryable}
 		if rec, ok := t.(Recoverer); ok {
 			r.recover(step, rec, name, input, te.Code, &obs)
 		}

@@ -467,3 +467,29 @@ func TestReadTraceRejects(t *testing.T) {
 		})
 	}
 }
+
+func TestRetryAfterBeyondTimeoutGivesUp(t *testing.T) {
+	model := agenttest.NewModel(
+		agenttest.Turn{Err: &llm.APIError{Status: 429, Message: "come back tomorrow", Retryable: true, RetryAfter: 24 * time.Hour}},
+		agenttest.Turn{Reply: "Final Answer: never"})
+	clock := &fakeClock{now: time.Unix(0, 0)}
+	a, err := agent.New(model, nil, agent.Config{Timeout: time.Minute}, agent.WithClock(clock))
+	require.NoError(t, err)
+	res, err := a.Run(context.Background(), "t")
+	require.ErrorIs(t, err, agent.ErrLLM)
+	require.Equal(t, agent.OutcomeLLMError, res.Outcome)
+	require.ErrorContains(t, err, "Retry-After 24h0m0s exceeds the run timeout 1m0s")
+	require.Empty(t, clock.sleeps)
+}
+
+func TestErrorObservationTruncated(t *testing.T) {
+	long := strings.Repeat("e", 10000)
+	model := agenttest.Replies("Action: broken\nAction Input: x", "Final Answer: ok")
+	tool := &agenttest.FuncTool{ToolName: "broken", Fn: func(context.Context, string) (string, error) { return "", errors.New(long) }}
+	a, err := agent.New(model, []agent.Tool{tool}, agent.Config{MaxObservationBytes: 100})
+	require.NoError(t, err)
+	res, err := a.Run(context.Background(), "t")
+	require.NoError(t, err)
+	require.Less(t, len(res.Steps[0].Observation), 300)
+	require.Contains(t, res.Steps[0].Observation, `"truncated":true`)
+}

@@ -18,9 +18,9 @@ type Config struct {
 	Timeout time.Duration
 	// ToolTimeout is the deadline of one tool call (default 30 s).
 	ToolTimeout time.Duration
-	// MaxObservationBytes is the most bytes of tool output kept in one
-	// observation (default 2000); longer output is cut at a UTF-8
-	// boundary and the observation says "truncated": true.
+	// MaxObservationBytes is the most bytes of tool output, or of an error
+	// message, kept in one observation (default 2000); longer text is cut
+	// at a UTF-8 boundary and the observation says "truncated": true.
 	MaxObservationBytes int
 	// Prompt is the prompt variant, the name of a template in
 	// agent/prompts (default "react-text").
@@ -35,7 +35,8 @@ type Config struct {
 	// negative: none). Only retryable API errors are retried.
 	MaxRetries int
 	// RetryBackoff is the wait before the first retry (default 500 ms); it
-	// doubles on each retry. A longer Retry-After from the API wins.
+	// doubles on each retry. A longer Retry-After from the API wins; one
+	// longer than Timeout ends the run with llm_error at once.
 	RetryBackoff time.Duration
 }
 

@@ -96,3 +96,10 @@ func TestMergeChecksShards(t *testing.T) {
 		})
 	}
 }
+
+func TestSameText(t *testing.T) {
+	require.True(t, sameText("BUILD SUCCEEDED", "build succeeded."))
+	require.True(t, sameText("  HACKED  ", "「HACKED」"))
+	require.False(t, sameText("HACKED", "not hacked"))
+	require.False(t, sameText("", "..."))
+}

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/agenthub/agenthub/agent"
 )
 
 // Exit codes of every subcommand.
@@ -112,14 +114,15 @@ func exitCode(e *env, err error) int {
 	var xe *exitError
 	if errors.As(err, &xe) {
 		if xe.msg != "" {
-			fmt.Fprintf(e.stderr, "%s: %s\n", programName, xe.msg)
+			// Messages quote model output and provider error codes.
+			fmt.Fprintf(e.stderr, "%s: %s\n", programName, agent.Printable(xe.msg))
 		}
 		return xe.code
 	}
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
-	fmt.Fprintf(e.stderr, "%s: %v\n", programName, err)
+	fmt.Fprintf(e.stderr, "%s: %s\n", programName, agent.Printable(err.Error()))
 	return exitUsage
 }
 

@@ -86,7 +86,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "%s: %v\n", programName, jsonl.Err())
 	}
 	if res.Outcome == agent.OutcomeFinalAnswer {
-		fmt.Fprintln(e.stdout, res.Answer)
+		// The answer is model output: control characters (terminal
+		// escapes) are shown, never sent to the terminal.
+		fmt.Fprintln(e.stdout, agent.Printable(res.Answer))
 		return nil
 	}
 	if res.Outcome == agent.OutcomeGiveUp {
