@@ -183,7 +183,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	if len(jobs) == 0 {
 		if filter.Only != nil {
-			fmt.Fprintf(e.stdout, "nothing to rerun: every run in %s passed\n", *rerun)
+			if len(filter.Only) == 0 {
+				fmt.Fprintf(e.stdout, "nothing to rerun: every run in %s passed\n", *rerun)
+			} else {
+				fmt.Fprintf(e.stdout, "nothing to rerun: none of the %d runs that did not pass in %s is in this selection\n", len(filter.Only), *rerun)
+			}
 			return nil
 		}
 		return usageErrorf("eval: no scenario run matches the selection (%d scenarios in %s)", len(suite), sel.scenarios)
