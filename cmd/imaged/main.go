@@ -102,6 +102,8 @@ Flags:
 	fs.IntVar(&o.cfg.MaxConcurrent, "max-concurrent", runtime.NumCPU(), "resize requests processed at once; more are answered 503 busy with Retry-After")
 	fs.DurationVar(&o.cfg.RetryAfter, "retry-after", d.RetryAfter, "Retry-After advertised with 503 busy (rounded up to whole seconds)")
 	fs.IntVar(&o.cfg.JPEGQuality, "jpeg-quality", d.JPEGQuality, "JPEG encoding `quality`, 1-100")
+	fs.Int64Var(&o.cfg.MinUploadRate, "min-upload-rate", d.MinUploadRate, "slowest average upload accepted after -upload-grace, in `bytes` per second (slower: 408 timeout)")
+	fs.DurationVar(&o.cfg.UploadGrace, "upload-grace", d.UploadGrace, "time before -min-upload-rate applies, and the longest pause allowed in an upload")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 35*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
 	fs.BoolVar(&o.logJSON, "log-json", false, "write the access log as JSON lines instead of text")
 	if err := fs.Parse(args); err != nil {
@@ -140,6 +142,10 @@ func validate(o options) error {
 		return fmt.Errorf("-retry-after %v: must be positive", c.RetryAfter)
 	case c.JPEGQuality < 1 || c.JPEGQuality > 100:
 		return fmt.Errorf("-jpeg-quality %d: must be in 1..100", c.JPEGQuality)
+	case c.MinUploadRate < 1:
+		return fmt.Errorf("-min-upload-rate %d: must be at least 1", c.MinUploadRate)
+	case c.UploadGrace <= 0:
+		return fmt.Errorf("-upload-grace %v: must be positive", c.UploadGrace)
 	case o.drainTimeout <= 0:
 		return fmt.Errorf("-drain-timeout %v: must be positive", o.drainTimeout)
 	}

@@ -66,6 +66,8 @@ func TestParseFlags(t *testing.T) {
 		{"zero retry", []string{"--retry-after", "0s"}, "-retry-after 0s", exitUsage},
 		{"quality 101", []string{"--jpeg-quality", "101"}, "-jpeg-quality 101", exitUsage},
 		{"zero drain", []string{"--drain-timeout", "0s"}, "-drain-timeout 0s", exitUsage},
+		{"zero upload rate", []string{"--min-upload-rate", "0"}, "-min-upload-rate 0", exitUsage},
+		{"zero upload grace", []string{"--upload-grace", "0s"}, "-upload-grace 0s", exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,11 +85,11 @@ func TestParseFlags(t *testing.T) {
 
 func TestParseFlagsValues(t *testing.T) {
 	got, err := parseFlags([]string{"--addr", "127.0.0.1:0", "--max-body-bytes", "1000", "--max-width", "10", "--max-pixels", "100",
-		"--max-work-bytes", "5000", "--timeout", "2s", "--max-concurrent", "3", "--retry-after", "5s", "--jpeg-quality", "75", "--drain-timeout", "1s", "--log-json"}, io.Discard)
+		"--max-work-bytes", "5000", "--timeout", "2s", "--max-concurrent", "3", "--retry-after", "5s", "--jpeg-quality", "75", "--min-upload-rate", "2048", "--upload-grace", "3s", "--drain-timeout", "1s", "--log-json"}, io.Discard)
 	require.NoError(t, err)
 	want := options{addr: "127.0.0.1:0", drainTimeout: time.Second, logJSON: true, cfg: imageservice.Config{
 		MaxBodyBytes: 1000, MaxWidth: 10, MaxSourcePixels: 100, MaxWorkBytes: 5000, Timeout: 2 * time.Second, MaxConcurrent: 3,
-		RetryAfter: 5 * time.Second, JPEGQuality: 75, Version: version,
+		RetryAfter: 5 * time.Second, JPEGQuality: 75, MinUploadRate: 2048, UploadGrace: 3 * time.Second, Version: version,
 	}}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(options{})); diff != "" {
 		t.Errorf("options mismatch (-want +got):\n%s", diff)

@@ -25,6 +25,10 @@ const (
 	DefaultJPEGQuality = 90
 	// DefaultVersion is the version /healthz reports when Config.Version is empty.
 	DefaultVersion = "dev"
+	// DefaultMinUploadRate is the default slowest average upload: 1 KiB/s.
+	DefaultMinUploadRate int64 = 1 << 10
+	// DefaultUploadGrace is the default time before MinUploadRate applies: 5 s.
+	DefaultUploadGrace = 5 * time.Second
 )
 
 // Config holds the service's limits. A zero field takes its default, so
@@ -64,6 +68,15 @@ type Config struct {
 	RetryAfter time.Duration
 	// JPEGQuality is the JPEG encoding quality, 1–100 (default 90).
 	JPEGQuality int
+	// MinUploadRate is the slowest average upload accepted, in bytes per
+	// second (default 1 KiB/s), measured once UploadGrace has passed: a
+	// slower body (a slowloris) is answered 408 timeout, freeing its
+	// upload slot long before Timeout.
+	MinUploadRate int64
+	// UploadGrace is how long a body may be received before MinUploadRate
+	// is enforced, and the longest silence allowed while receiving it
+	// (default 5 s).
+	UploadGrace time.Duration
 	// Version is the version string /healthz reports (default "dev").
 	Version string
 }
@@ -92,6 +105,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("imageservice config: max concurrent %d is negative", c.MaxConcurrent)
 	case c.RetryAfter < 0:
 		return fmt.Errorf("imageservice config: retry after %v is negative", c.RetryAfter)
+	case c.MinUploadRate < 0:
+		return fmt.Errorf("imageservice config: min upload rate %d is negative", c.MinUploadRate)
+	case c.UploadGrace < 0:
+		return fmt.Errorf("imageservice config: upload grace %v is negative", c.UploadGrace)
 	case c.JPEGQuality < 0 || c.JPEGQuality > 100:
 		return fmt.Errorf("imageservice config: jpeg quality %d is outside 1..100", c.JPEGQuality)
 	}
@@ -126,6 +143,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Version == "" {
 		c.Version = DefaultVersion
+	}
+	if c.MinUploadRate <= 0 {
+		c.MinUploadRate = DefaultMinUploadRate
+	}
+	if c.UploadGrace <= 0 {
+		c.UploadGrace = DefaultUploadGrace
 	}
 	return c
 }

@@ -333,7 +333,16 @@ func (s *Service) readRequest(ctx context.Context, w http.ResponseWriter, r *htt
 	if r.ContentLength > s.cfg.MaxBodyBytes {
 		return req, s.tooLarge()
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	rr := newRateReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), http.NewResponseController(w), s.cfg, time.Now())
+	r.Body = rr
+	// A too-slow upload can surface as any parse error (the multipart
+	// reader does not keep the cause), so the reader's verdict comes first.
+	readError := func(op string, err error) *apiError {
+		if rr.tooSlow {
+			err = errUploadTooSlow
+		}
+		return s.readError(ctx, op, err)
+	}
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return req, newError(http.StatusBadRequest, CodeMissingImage,
@@ -346,13 +355,13 @@ func (s *Service) readRequest(ctx context.Context, w http.ResponseWriter, r *htt
 			break
 		}
 		if err != nil {
-			return req, s.readError(ctx, "read multipart body", err)
+			return req, readError("read multipart body", err)
 		}
 		switch p.FormName() {
 		case "width":
 			b, err := io.ReadAll(io.LimitReader(p, maxWidthField+1))
 			if err != nil {
-				return req, s.readError(ctx, "read width field", err)
+				return req, readError("read width field", err)
 			}
 			if len(b) > maxWidthField {
 				return req, newError(http.StatusBadRequest, CodeInvalidWidth, "resize: width field is too long")
@@ -368,12 +377,12 @@ func (s *Service) readRequest(ctx context.Context, w http.ResponseWriter, r *htt
 			}
 			var buf bytes.Buffer
 			if _, err := buf.ReadFrom(p); err != nil {
-				return req, s.readError(ctx, "read image part", err)
+				return req, readError("read image part", err)
 			}
 			req.image, haveImage = buf.Bytes(), true
 		default:
 			if _, err := io.Copy(io.Discard, p); err != nil {
-				return req, s.readError(ctx, "read multipart body", err)
+				return req, readError("read multipart body", err)
 			}
 		}
 		_ = p.Close()
@@ -399,6 +408,9 @@ func (s *Service) readError(ctx context.Context, op string, err error) *apiError
 	switch {
 	case errors.As(err, &mbe):
 		return s.tooLarge()
+	case errors.Is(err, errUploadTooSlow):
+		return newError(http.StatusRequestTimeout, CodeTimeout,
+			fmt.Sprintf("resize: %s: upload too slow (at least %d bytes/s after %v, no pause longer than %v)", op, s.cfg.MinUploadRate, s.cfg.UploadGrace, s.cfg.UploadGrace))
 	case ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
 		return timeoutError(s.cfg.Timeout)
 	case errors.Is(err, multipart.ErrMessageTooLarge):
@@ -407,6 +419,65 @@ func (s *Service) readError(ctx context.Context, op string, err error) *apiError
 		return newError(http.StatusBadRequest, CodeInvalidRequest, fmt.Sprintf("resize: %s: %v", op, err))
 	}
 }
+
+// errUploadTooSlow is returned by rateReader for a body below MinUploadRate.
+var errUploadTooSlow = errors.New("upload below the minimum rate")
+
+// rateReader enforces Config.MinUploadRate and Config.UploadGrace on a
+// request body: after the grace period the average rate must stay above
+// the minimum, and the connection's read deadline is kept at most one grace
+// period ahead (never past the request's own deadline), so a client that
+// stops sending is cut off too.
+type rateReader struct {
+	rc       io.ReadCloser
+	ctl      *http.ResponseController
+	start    time.Time
+	end      time.Time // the request's deadline
+	grace    time.Duration
+	minRate  int64
+	received int64
+	last     time.Time // when bytes last arrived
+	tooSlow  bool      // Read returned errUploadTooSlow
+}
+
+func newRateReader(rc io.ReadCloser, ctl *http.ResponseController, cfg Config, start time.Time) *rateReader {
+	r := &rateReader{rc: rc, ctl: ctl, start: start, last: start, end: start.Add(cfg.Timeout), grace: cfg.UploadGrace, minRate: cfg.MinUploadRate}
+	r.extend(start)
+	return r
+}
+
+// extend moves the read deadline to one grace period from now, capped by
+// the request's deadline. Recorders without a connection ignore it.
+func (r *rateReader) extend(now time.Time) {
+	d := now.Add(r.grace)
+	if d.After(r.end) {
+		d = r.end
+	}
+	_ = r.ctl.SetReadDeadline(d)
+}
+
+func (r *rateReader) Read(p []byte) (int, error) {
+	n, err := r.rc.Read(p)
+	r.received += int64(n)
+	now := time.Now()
+	if elapsed := now.Sub(r.start); elapsed > r.grace && float64(r.received) < float64(r.minRate)*elapsed.Seconds() {
+		r.tooSlow = true
+		return n, errUploadTooSlow
+	}
+	if err != nil && !errors.Is(err, io.EOF) && now.Before(r.end) && now.Sub(r.last) >= r.grace*9/10 {
+		// The idle read deadline set by extend fired (the connection's
+		// error text varies; the silence is what counts).
+		r.tooSlow = true
+		return n, errUploadTooSlow
+	}
+	if n > 0 {
+		r.last = now
+	}
+	r.extend(now)
+	return n, err
+}
+
+func (r *rateReader) Close() error { return r.rc.Close() }
 
 // parseWidth parses a decimal width in 1..MaxWidth.
 func (s *Service) parseWidth(v string) (int, *apiError) {

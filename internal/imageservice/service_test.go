@@ -591,6 +591,7 @@ func TestConfigValidate(t *testing.T) {
 	want := Config{
 		MaxBodyBytes: 20 << 20, MaxWidth: 4096, MaxSourcePixels: 40_000_000, MaxWorkBytes: 1 << 30, Timeout: 30 * time.Second,
 		MaxConcurrent: runtime.NumCPU(), RetryAfter: time.Second, JPEGQuality: 90, Version: "dev",
+		MinUploadRate: 1024, UploadGrace: 5 * time.Second,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("default config mismatch (-want +got):\n%s", diff)
@@ -624,4 +625,31 @@ func TestTooManyJPEGScans(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSlowUploadCutOff sends a body far below MinUploadRate: the upload is
+// answered 408 timeout once the grace period has passed, long before the
+// request deadline, and its upload slot is free again.
+func TestSlowUploadCutOff(t *testing.T) {
+	img := stdImage(t, "testdata/video-001.png")
+	body := imageBody(t, "a.png", img, "64")
+	svc := New(Config{MaxConcurrent: 1, UploadGrace: 200 * time.Millisecond, MinUploadRate: 1 << 20}, nil)
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+
+	// A body that stalls after its first bytes: it never finishes.
+	slow := newBlockingBody(body[:100], body[100:])
+	defer slow.Release()
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/resize", slow)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", testContentType)
+	start := time.Now()
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusRequestTimeout, resp.StatusCode, "%s", b)
+	require.Contains(t, errorDetail(t, resp.Header.Get("Content-Type"), b).Message, "upload too slow")
+	require.Less(t, time.Since(start), 5*time.Second, "cut off at the grace period, not the 30 s deadline")
+	waitHealth(t, srv.URL, srv.Client(), "uploading", func(h Health) int64 { return int64(h.Uploading) }, 0)
 }
