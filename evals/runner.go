@@ -686,6 +686,10 @@ func (r *Runner) Reparse(jobs []Job) (ReparseResult, error) {
 			errs = append(errs, fmt.Errorf("reparse %s: %w", j.ID(), err))
 			continue
 		}
+		if err := checkDecisions(filepath.Join(filepath.Dir(path), replay.LLMCassette), recs); err != nil {
+			errs = append(errs, fmt.Errorf("reparse %s: %s: %w", j.ID(), path, err))
+			continue
+		}
 		res.Runs++
 		for i, rd := range recs {
 			if rd.Step < 1 || !json.Valid(rd.Decision) || len(rd.Decision) == 0 || rd.Decision[0] != '{' {
@@ -706,6 +710,44 @@ func (r *Runner) Reparse(jobs []Job) (ReparseResult, error) {
 		}
 	}
 	return res, errors.Join(errs...)
+}
+
+// checkDecisions checks that the recorded decisions hold exactly the model
+// replies of the run's llm cassette, in order: a decisions file that was
+// edited, emptied or copied from another run would make reparse judge
+// replies that were never recorded.
+func checkDecisions(cassettePath string, recs []RecordedDecision) error {
+	responses, err := replay.Responses(cassettePath)
+	if err != nil {
+		return err
+	}
+	var replies []string
+	for _, r := range responses {
+		if r.Status != 200 {
+			continue
+		}
+		var body struct {
+			Choices []struct {
+				Message struct {
+					Content string `json:"content"`
+				} `json:"message"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(r.Body), &body) == nil && len(body.Choices) > 0 {
+			replies = append(replies, body.Choices[0].Message.Content)
+		}
+	}
+	if len(replies) != len(recs) {
+		return fmt.Errorf("holds %d replies, the cassette %d: it does not belong to this recording (re-record it)", len(recs), len(replies))
+	}
+	for i, rd := range recs {
+		// The client cuts a reply at its stop sequence: the recorded reply
+		// is a prefix of what the provider sent.
+		if !strings.HasPrefix(strings.TrimSpace(replies[i]), strings.TrimSpace(rd.Reply)) {
+			return fmt.Errorf("step %d: the reply differs from the cassette's reply %d: it does not belong to this recording (re-record it)", rd.Step, i+1)
+		}
+	}
+	return nil
 }
 
 func compactJSON(b []byte) string {

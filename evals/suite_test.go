@@ -249,3 +249,35 @@ func TestBundledSuiteCoverage(t *testing.T) {
 		require.True(t, listed[p], "no scenario exercises %s", p)
 	}
 }
+
+// TestReparseChecksDecisionsAgainstCassette refuses a decisions file that
+// does not hold the replies of its own recording.
+func TestReparseChecksDecisionsAgainstCassette(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(recs []evals.RecordedDecision) []evals.RecordedDecision
+		want   string
+	}{
+		{"emptied", func([]evals.RecordedDecision) []evals.RecordedDecision { return []evals.RecordedDecision{} }, "holds 0 replies, the cassette 2"},
+		{"step dropped", func(r []evals.RecordedDecision) []evals.RecordedDecision { return r[1:] }, "holds 1 replies, the cassette 2"},
+		{"reply edited", func(r []evals.RecordedDecision) []evals.RecordedDecision {
+			r[0].Reply = "Final Answer: something else"
+			return r
+		}, "step 1: the reply differs from the cassette's reply 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, r := recordInline(t, inlineScenario)
+			path := filepath.Join(r.CassetteDir, "inline/react-text/1", evals.DecisionsFile)
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			var recs []evals.RecordedDecision
+			require.NoError(t, json.Unmarshal(data, &recs))
+			data, err = json.Marshal(tt.mutate(recs))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			_, err = r.Reparse(r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}

@@ -121,3 +121,34 @@ func short(h string) string {
 	}
 	return h
 }
+
+// RecordedResponse is one recorded interaction's request line and
+// response, as Responses returns it.
+type RecordedResponse struct {
+	// Method and Path are the request's method and escaped URL path.
+	Method, Path string
+	// Status is the recorded status code.
+	Status int
+	// Body is the response body, byte-exact.
+	Body string
+}
+
+// Responses reads the interactions of the cassette file at path, in
+// recorded order, without replaying them (for checks such as reparse). A
+// missing or damaged cassette is an error naming the file.
+func Responses(path string) ([]RecordedResponse, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read cassette: %w", err)
+	}
+	interactions, err := decodeCassette(data)
+	if err != nil {
+		return nil, fmt.Errorf("read cassette %s: %w", path, err)
+	}
+	out := make([]RecordedResponse, len(interactions))
+	for i, in := range interactions {
+		inf := info(i, in)
+		out[i] = RecordedResponse{Method: inf.Method, Path: inf.Path, Status: in.Response.Code, Body: in.Response.Body}
+	}
+	return out, nil
+}
