@@ -183,3 +183,24 @@ func (b *blockingBody) Release() {
 		close(b.release)
 	}
 }
+
+// postResize sends body to srv's /resize and returns the status, headers
+// and response body; a transport error is returned as status 0 with its
+// text as the body (callers in goroutines cannot fail the test).
+func postResize(srv *httptest.Server, body io.Reader) (int, http.Header, []byte) {
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/resize", body)
+	if err != nil {
+		return 0, nil, []byte(err.Error())
+	}
+	req.Header.Set("Content-Type", testContentType)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		return 0, nil, []byte(err.Error())
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, []byte(err.Error())
+	}
+	return resp.StatusCode, resp.Header, b
+}

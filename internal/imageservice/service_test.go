@@ -356,17 +356,10 @@ func TestResizeTimeout(t *testing.T) {
 		defer srv.Close()
 		slow := newBlockingBody(body[:100], body[100:])
 		defer slow.Release()
-		req, err := http.NewRequest(http.MethodPost, srv.URL+"/resize", slow)
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", testContentType)
 		start := time.Now()
-		resp, err := srv.Client().Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "body %q", b)
-		require.Equal(t, CodeTimeout, errorDetail(t, resp.Header.Get("Content-Type"), b).Code)
+		code, h, b := postResize(srv, slow)
+		require.Equal(t, http.StatusServiceUnavailable, code, "body %q", b)
+		require.Equal(t, CodeTimeout, errorDetail(t, h.Get("Content-Type"), b).Code)
 		require.Less(t, time.Since(start), 5*time.Second, "the deadline must cut the read short")
 	})
 }
@@ -403,17 +396,7 @@ func TestSlowUploadsDoNotBlockWorkers(t *testing.T) {
 	srv := httptest.NewServer(svc)
 	defer srv.Close()
 	client := srv.Client()
-	post := func(r io.Reader) (int, http.Header, []byte) {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/resize", r)
-		req.Header.Set("Content-Type", testContentType)
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, nil, []byte(err.Error())
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, b
-	}
+	post := func(r io.Reader) (int, http.Header, []byte) { return postResize(srv, r) }
 
 	uploads := UploadsPerWorker * 1
 	stalled := make([]*blockingBody, uploads-1)
@@ -640,16 +623,10 @@ func TestSlowUploadCutOff(t *testing.T) {
 	// A body that stalls after its first bytes: it never finishes.
 	slow := newBlockingBody(body[:100], body[100:])
 	defer slow.Release()
-	req, err := http.NewRequest(http.MethodPost, srv.URL+"/resize", slow)
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", testContentType)
 	start := time.Now()
-	resp, err := srv.Client().Do(req)
-	require.NoError(t, err)
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	require.Equal(t, http.StatusRequestTimeout, resp.StatusCode, "%s", b)
-	require.Contains(t, errorDetail(t, resp.Header.Get("Content-Type"), b).Message, "upload too slow")
+	code, h, b := postResize(srv, slow)
+	require.Equal(t, http.StatusRequestTimeout, code, "%s", b)
+	require.Contains(t, errorDetail(t, h.Get("Content-Type"), b).Message, "upload too slow")
 	require.Less(t, time.Since(start), 5*time.Second, "cut off at the grace period, not the 30 s deadline")
 	waitHealth(t, srv.URL, srv.Client(), "uploading", func(h Health) int64 { return int64(h.Uploading) }, 0)
 }
