@@ -30,6 +30,10 @@ type Meta struct {
 	// ProviderHost is the model provider's host (and port), never the full
 	// base URL (which may carry credentials).
 	ProviderHost string `json:"provider_host"`
+	// ProviderBasePath is the URL path of the provider's base URL (for
+	// example "/v1"); replay sends requests under the same path. Empty in
+	// recordings made before it was written.
+	ProviderBasePath string `json:"provider_base_path,omitempty"`
 	// Model is the model name sent to the provider.
 	Model string `json:"model"`
 	// Prompt is the prompt variant's name.
