@@ -107,7 +107,14 @@ type RunReport struct {
 	ReplayMS int64 `json:"replay_ms"`
 	// Error is the harness error of a VerdictError run.
 	Error string `json:"error,omitempty"`
+
+	err error // the harness error itself, for errors.Is; not serialized
 }
+
+// Err returns the harness error of a VerdictError run as the runner saw it
+// (nil otherwise, and for a report read back from JSON): callers branch on
+// it with errors.Is, for example on replay.ErrIncomplete.
+func (r RunReport) Err() error { return r.err }
 
 // FailurePathCounts returns how many failure paths occurred in the run and
 // how many of those were handled.

@@ -361,6 +361,17 @@ func info(i int, in *cassette.Interaction) InteractionInfo {
 	return inf
 }
 
+// Responses returns the request line and response of every interaction
+// loaded at Open, in recorded order (nil in ModeRecord).
+func (c *Cassette) Responses() []RecordedResponse {
+	out := make([]RecordedResponse, len(c.loaded))
+	for i, in := range c.loaded {
+		inf := info(i, in)
+		out[i] = RecordedResponse{Method: inf.Method, Path: inf.Path, Status: in.Response.Code, Body: in.Response.Body}
+	}
+	return out
+}
+
 // Path returns the cassette file's path as given to Open.
 func (c *Cassette) Path() string { return c.path }
 
