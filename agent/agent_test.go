@@ -389,6 +389,34 @@ func TestSystemPromptDeterministic(t *testing.T) {
 	}
 }
 
+func TestPromptProtocol(t *testing.T) {
+	require.Equal(t, []string{"react-json", "react-text"}, agent.PromptVariants())
+	tests := []struct {
+		variant string
+		want    parser.Protocol
+		wantErr string
+	}{
+		{"react-text", parser.Auto, ""},
+		{"react-json", parser.JSON, ""},
+		{"react-yaml", "", `unknown prompt variant "react-yaml"; valid variants: react-json, react-text`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.variant, func(t *testing.T) {
+			got, err := agent.PromptProtocol(tt.variant)
+			if tt.wantErr != "" {
+				require.ErrorIs(t, err, agent.ErrUnknownPrompt)
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+			_, rendered, err := agent.SystemPrompt(tt.variant, nil)
+			require.NoError(t, err)
+			require.Equal(t, rendered, got, "PromptProtocol and SystemPrompt disagree")
+		})
+	}
+}
+
 func TestTraceRoundTrip(t *testing.T) {
 	var buf strings.Builder
 	j := agent.NewJSONLObserver(&buf)

@@ -5,8 +5,10 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"text/template"
@@ -69,26 +71,43 @@ func mustLoadVariants(fsys fs.FS, dir string) map[string]promptVariant {
 // PromptVariants returns the names of the embedded prompt variants
 // (agent/prompts/*.tmpl), sorted.
 func PromptVariants() []string {
-	names := make([]string, 0, len(variants))
-	for n := range variants {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(variants))
 }
 
 // ErrUnknownPrompt is returned (wrapped) for a prompt variant name that is
 // not embedded; the message lists the valid names.
 var ErrUnknownPrompt = fmt.Errorf("unknown prompt variant")
 
+// PromptProtocol returns the reply protocol the named prompt variant
+// declares in its header comment ({{/* protocol: json */}}; parser.Auto
+// without a header or with an unknown name), without rendering it. An
+// unknown variant is an error wrapping ErrUnknownPrompt.
+func PromptProtocol(variant string) (parser.Protocol, error) {
+	v, err := lookupVariant(variant)
+	if err != nil {
+		return "", err
+	}
+	return v.protocol, nil
+}
+
+// lookupVariant returns the named variant, or an error wrapping
+// ErrUnknownPrompt that lists the valid names.
+func lookupVariant(variant string) (promptVariant, error) {
+	v, ok := variants[variant]
+	if !ok {
+		return promptVariant{}, fmt.Errorf("%w %q; valid variants: %s", ErrUnknownPrompt, variant, strings.Join(PromptVariants(), ", "))
+	}
+	return v, nil
+}
+
 // SystemPrompt renders the system prompt of the named variant for the
 // tools, sorted by name so that the bytes are deterministic, and returns
 // the reply protocol the variant asks for. An unknown variant is an error
 // wrapping ErrUnknownPrompt.
 func SystemPrompt(variant string, tools []Tool) (string, parser.Protocol, error) {
-	v, ok := variants[variant]
-	if !ok {
-		return "", "", fmt.Errorf("%w %q; valid variants: %s", ErrUnknownPrompt, variant, strings.Join(PromptVariants(), ", "))
+	v, err := lookupVariant(variant)
+	if err != nil {
+		return "", "", err
 	}
 	type toolDesc struct{ Name, Description string }
 	descs := make([]toolDesc, 0, len(tools))
@@ -101,7 +120,7 @@ func SystemPrompt(variant string, tools []Tool) (string, parser.Protocol, error)
 		names = append(names, d.Name)
 	}
 	var buf bytes.Buffer
-	err := v.tmpl.Execute(&buf, map[string]any{"Tools": descs, "ToolNames": strings.Join(names, ", ")})
+	err = v.tmpl.Execute(&buf, map[string]any{"Tools": descs, "ToolNames": strings.Join(names, ", ")})
 	if err != nil {
 		return "", "", fmt.Errorf("render prompt %s: %w", variant, err)
 	}

@@ -6,23 +6,16 @@ import (
 	"time"
 
 	"github.com/agenthub/agenthub/agent/llm"
+	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/parser"
 )
 
-// Tool is something the model can call by name. Execute receives the raw
-// Action Input text and returns the text of the observation. A failure is
-// returned as a *tools.Error (stable code, retryable flag) or any other
-// error, which the agent reports as tool_error.
-type Tool interface {
-	// Name is the name the model uses in its Action line; non-empty and
-	// unique within an agent.
-	Name() string
-	// Description tells the model what the tool does and what input it
-	// takes; it is copied into the system prompt.
-	Description() string
-	// Execute runs one tool call. It must return promptly once ctx is done.
-	Execute(ctx context.Context, input string) (string, error)
-}
+// Tool is something the model can call by name: tools.Tool, the
+// interface the bundled tools (and tools.Build) are written against.
+// Execute receives the raw Action Input text and returns the text of the
+// observation; a failure is a *tools.Error or any other error, which the
+// agent reports as tool_error.
+type Tool = tools.Tool
 
 // Recoverer is an optional interface of a Tool: after the tool failed with
 // the given error code, Recover returns extra data that helps the model
