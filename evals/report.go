@@ -107,14 +107,11 @@ type RunReport struct {
 	ReplayMS int64 `json:"replay_ms"`
 	// Error is the harness error of a VerdictError run.
 	Error string `json:"error,omitempty"`
-
-	err error // the harness error itself, for errors.Is; not serialized
+	// NotRecorded marks a recorded run (agenthub record) whose recording
+	// was refused as not complete and replayable (replay.ErrIncomplete):
+	// its old recording is unchanged, and Error says why.
+	NotRecorded bool `json:"not_recorded,omitempty"`
 }
-
-// Err returns the harness error of a VerdictError run as the runner saw it
-// (nil otherwise, and for a report read back from JSON): callers branch on
-// it with errors.Is, for example on replay.ErrIncomplete.
-func (r RunReport) Err() error { return r.err }
 
 // FailurePathCounts returns how many failure paths occurred in the run and
 // how many of those were handled.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -26,7 +25,6 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/evals/replay"
-	"github.com/agenthub/agenthub/internal/atomicfile"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 	"github.com/agenthub/agenthub/internal/version"
@@ -105,7 +103,8 @@ type Runner struct {
 	rootOnce  sync.Once
 	root      *os.Root // on Root
 	cassettes *os.Root // on CassetteDir
-	rootErr   error
+	rootErr   error    // opening root
+	casErr    error    // opening cassettes
 }
 
 // Job is one run to do.
@@ -250,7 +249,7 @@ func (r *Runner) roots() (*os.Root, *os.Root, error) {
 				err = os.MkdirAll(dir, 0o755)
 			}
 			if err != nil {
-				r.rootErr = fmt.Errorf("create cassette folder %s: %w", dir, err)
+				r.casErr = fmt.Errorf("create cassette folder %s: %w", dir, err)
 				return
 			}
 		}
@@ -260,10 +259,13 @@ func (r *Runner) roots() (*os.Root, *os.Root, error) {
 			r.cassettes, err = os.OpenRoot(dir)
 		}
 		if err != nil {
-			r.rootErr = fmt.Errorf("open cassette folder %s (inside --root %s): %w", dir, root, err)
+			r.casErr = fmt.Errorf("open cassette folder %s: %w", dir, err)
 		}
 	})
-	return r.root, r.cassettes, r.rootErr
+	if r.rootErr != nil {
+		return nil, nil, r.rootErr
+	}
+	return r.root, r.cassettes, r.casErr
 }
 
 // Run runs the jobs in a pool of Jobs workers and returns one RunReport
@@ -318,7 +320,7 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
 // agent, score — and returns its report. Harness failures (a stale or
 // missing cassette, a replay miss, unused interactions, a recording that is
 // not complete) give the verdict error; a recording refused as incomplete
-// wraps replay.ErrIncomplete (RunReport.Err).
+// is also marked RunReport.NotRecorded.
 func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
 	var in RunInput
 	ws, err := os.MkdirTemp("", "agenthub-ws-")
@@ -335,7 +337,9 @@ func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
 		in.HarnessErr = fmt.Errorf("run %s: %w", j.ID(), err)
 	}
 	in.Prompt, in.Trial = j.Prompt, j.Trial
-	return Score(j.Scenario, in)
+	rep := Score(j.Scenario, in)
+	rep.NotRecorded = errors.Is(in.HarnessErr, replay.ErrIncomplete)
+	return rep
 }
 
 // services is what one run talks to: the recording its HTTP goes through,
@@ -611,8 +615,9 @@ func (r *Runner) copyWorkspace(sc *Scenario, dst string) error {
 	if sc.Workspace == "" {
 		return nil
 	}
-	root, _, err := r.roots()
-	if err != nil {
+	root, _, _ := r.roots()
+	if root == nil {
+		_, _, err := r.roots()
 		return err
 	}
 	fail := func(err error) error {

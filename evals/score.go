@@ -114,7 +114,6 @@ func Score(sc *Scenario, in RunInput) RunReport {
 	if in.HarnessErr != nil {
 		r.Verdict = VerdictError
 		r.Error = in.HarnessErr.Error()
-		r.err = in.HarnessErr
 		return r
 	}
 	x := sc.Expect
