@@ -485,7 +485,7 @@ func (r *Runner) recordOptions(llmBase string) []replay.Option {
 		}
 	}
 	return []replay.Option{replay.WithSecrets(secrets...), replay.WithTransport(http.DefaultTransport),
-		replay.WithMaxResponseBytes(max(int64(llm.MaxResponseBytes), int64(tools.MaxResponseBytes)))}
+		replay.WithMaxResponseBytes(tools.MaxResponseBytes), replay.WithModelMaxResponseBytes(llm.MaxResponseBytes)}
 }
 
 // meta is the meta.json of a recorded run.

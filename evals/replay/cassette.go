@@ -49,6 +49,7 @@ type config struct {
 	promptHash string
 	maxBody    int64
 	maxFile    int64
+	modelMax   int64
 	ignore     map[string]bool
 }
 
@@ -80,6 +81,13 @@ func WithRerecordHint(cmd string) Option {
 // transport failure "response over N bytes" that is never buffered whole.
 func WithMaxResponseBytes(n int64) Option {
 	return func(c *config) { c.maxBody = n }
+}
+
+// WithModelMaxResponseBytes caps, in a Recording, the model provider's
+// response bodies only (its LLMCassette); the image cassette keeps
+// WithMaxResponseBytes. The harness gives the model client's own cap here.
+func WithModelMaxResponseBytes(n int64) Option {
+	return func(c *config) { c.modelMax = n }
 }
 
 // WithMaxCassetteBytes caps the size of a cassette file that Open reads

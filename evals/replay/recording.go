@@ -229,7 +229,12 @@ func (r *Recording) openCassettes(opts []Option) error {
 		return fmt.Errorf("open recording %s: %w", r.Dir(), err)
 	}
 	dir := r.display(r.work)
-	if r.llm, err = open(r.workDir, dir, LLMCassette, path.Join(dir, LLMCassette), r.mode, opts); err != nil {
+	model := append(opts[:len(opts):len(opts)], func(c *config) {
+		if c.modelMax > 0 {
+			c.maxBody = c.modelMax
+		}
+	})
+	if r.llm, err = open(r.workDir, dir, LLMCassette, path.Join(dir, LLMCassette), r.mode, model); err != nil {
 		return err
 	}
 	r.image, err = open(r.workDir, dir, ImageCassette, path.Join(dir, ImageCassette), r.mode, opts)
@@ -292,6 +297,9 @@ func (r *Recording) complete() error {
 		why := "the run made no model call"
 		if its := r.llm.Interactions(); len(its) > 0 {
 			why = "every model call failed before a response: " + its[0].TransportError
+			if isDeadline(its[0].TransportError) {
+				why = "every model call was cut off by its deadline before a response came"
+			}
 		}
 		return errors.New(why)
 	}

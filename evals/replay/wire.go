@@ -51,7 +51,11 @@ func (t wire) RoundTrip(r *http.Request) (*http.Response, error) {
 			return nil, ctxErr
 		}
 		if !strings.HasPrefix(err.Error(), "response ") {
-			err = fmt.Errorf("response body cut after %d bytes: %w", len(body), err)
+			if resp.ContentLength > 0 {
+				err = fmt.Errorf("response body cut after %d of %d bytes: %w", len(body), resp.ContentLength, err)
+			} else {
+				err = fmt.Errorf("response body cut after %d bytes: %w", len(body), err)
+			}
 		}
 		return nil, err
 	}
