@@ -3,6 +3,9 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -520,4 +523,26 @@ func TestErrorObservationTruncated(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, len(res.Steps[0].Observation), 300)
 	require.Contains(t, res.Steps[0].Observation, `"truncated":true`)
+}
+
+func TestRecoveryListingCapped(t *testing.T) {
+	// A folder of thousands of images: the observation after
+	// file_not_found stays small and says it was truncated.
+	root := t.TempDir()
+	dir := filepath.Join(root, "picture")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	for i := range 300 {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("img%05d.jpg", i)), nil, 0o644))
+	}
+	ws, err := tools.NewWorkspace(root)
+	require.NoError(t, err)
+	model := agenttest.Replies("Action: image_scaling\nAction Input: picture/window.jpg 256", "Final Answer: ok")
+	a, err := agent.New(model, []agent.Tool{tools.NewImageScaling(ws, "http://127.0.0.1:1", nil)}, agent.Config{})
+	require.NoError(t, err)
+	res, err := a.Run(context.Background(), "t")
+	require.NoError(t, err)
+	obs := res.Steps[0].Observation
+	require.Less(t, len(obs), agent.DefaultMaxObservationBytes, "observation %d bytes", len(obs))
+	require.Contains(t, obs, `"more_images":250}`)
+	require.True(t, strings.HasSuffix(obs, `"truncated":true}`), "observation %s", obs)
 }
