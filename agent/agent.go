@@ -421,6 +421,9 @@ func (r *run) recover(step int, rec Recoverer, name, input, code string, obs *Ob
 		res.Status, res.Error = "error", err.Error()
 	} else {
 		obs.Recovery = data
+		if t, ok := data.(interface{ Truncated() bool }); ok && t.Truncated() {
+			obs.Truncated = true
+		}
 	}
 	r.a.emit(res)
 }

@@ -23,7 +23,8 @@ type Observation struct {
 	// Note tells the model what part of its reply was not acted on
 	// (further actions, text after the action input); empty otherwise.
 	Note string `json:"note,omitempty"`
-	// Truncated says Data was cut to Config.MaxObservationBytes.
+	// Truncated says Data or the error message was cut to
+	// Config.MaxObservationBytes, or the recovery data to its own limit.
 	Truncated bool `json:"truncated"`
 }
 

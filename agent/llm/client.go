@@ -163,7 +163,7 @@ func (c *Client) Chat(ctx context.Context, messages []Message) (Reply, error) {
 		return Reply{}, &APIError{Status: resp.StatusCode, Code: CodeMalformedResponse,
 			Message: fmt.Sprintf("response body exceeds %d bytes", MaxResponseBytes)}
 	}
-	reply, err := decodeResponse(resp.StatusCode, data)
+	reply, err := DecodeResponse(resp.StatusCode, data)
 	if err != nil {
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Retryable {

@@ -491,12 +491,85 @@ func TestImageScalingOutputExistsKeepsFile(t *testing.T) {
 	require.True(t, bytes.Equal(first, second), "the existing output was not touched")
 }
 
+func TestImageScalingFolderSwappedDuringUpload(t *testing.T) {
+	// The folder of the input is swapped for a link to the outside while
+	// the service works: the result is not saved outside the workspace.
+	ws := newImageWorkspace(t)
+	outside := t.TempDir()
+	rs := &resizeServer{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pic := filepath.Join(ws.Root(), "picture")
+		if err := os.Rename(pic, pic+".old"); err != nil {
+			t.Error(err)
+		}
+		if err := os.Symlink(outside, pic); err != nil {
+			t.Error(err)
+		}
+		rs.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	tool := NewImageScaling(ws, srv.URL, srv.Client())
+	_, err := tool.Execute(context.Background(), "picture/window.jpg 10")
+	if diff := cmp.Diff(CodePathOutsideWorkspace, errCode(err)); diff != "" {
+		t.Errorf("code mismatch (-want +got):\n%s\nerr: %v", diff, err)
+	}
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	if len(entries) != 0 {
+		t.Errorf("files written outside the workspace: %v", entries)
+	}
+}
+
+func TestImageScalingRecoverCapped(t *testing.T) {
+	// A folder of thousands of images gives a bounded listing that says
+	// how many it leaves out.
+	tests := []struct {
+		name      string
+		files     int
+		nameLen   int // bytes of each file name
+		wantCount int
+	}{
+		{name: "by count", files: 200, nameLen: 8, wantCount: MaxListedImages},
+		{name: "by bytes", files: 40, nameLen: 95, wantCount: MaxListedBytes / len("many/"+strings.Repeat("x", 95))},
+		{name: "under both", files: 5, nameLen: 8, wantCount: 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "many")
+			require.NoError(t, os.Mkdir(dir, 0o755))
+			for i := range tt.files {
+				name := fmt.Sprintf("%0*d.jpg", tt.nameLen-len(".jpg"), i)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+			}
+			ws, err := NewWorkspace(root)
+			require.NoError(t, err)
+			got, ok, err := NewImageScaling(ws, "", nil).Recover(context.Background(), "many/missing.jpg 10", CodeFileNotFound)
+			require.NoError(t, err)
+			require.True(t, ok)
+			list := got.(imageList)
+			if diff := cmp.Diff(tt.wantCount, len(list.AvailableImages)); diff != "" {
+				t.Errorf("listed mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.files-tt.wantCount, list.MoreImages); diff != "" {
+				t.Errorf("more_images mismatch (-want +got):\n%s", diff)
+			}
+			require.Equal(t, tt.files > tt.wantCount, list.Truncated())
+			b, err := json.Marshal(got)
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(b), MaxListedBytes+MaxListedImages*3+100, "the listing stays small")
+		})
+	}
+}
+
 func TestWriteNewRace(t *testing.T) {
 	// The check before the upload and the link at the end: when two calls
 	// race for the same output, exactly one wins and the other reports
 	// output_exists.
 	dir := t.TempDir()
-	dst := filepath.Join(dir, "out.jpg")
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
 	const n = 8
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -504,7 +577,7 @@ func TestWriteNewRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = writeNew(dst, []byte(fmt.Sprintf("writer %d", i)))
+			errs[i] = writeNew(root, "out.jpg", []byte(fmt.Sprintf("writer %d", i)))
 		}()
 	}
 	wg.Wait()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -167,6 +168,68 @@ func TestRel(t *testing.T) {
 			if diff := cmp.Diff(tt.want, sb.ws.Rel(tt.in)); diff != "" {
 				t.Errorf("Rel mismatch (-want +got):\n%s", diff)
 			}
+		})
+	}
+}
+
+func TestResolveThroughRoot(t *testing.T) {
+	// Symbolic links os.Root refuses: absolute ones, even to a file
+	// inside, and relative ones that climb out.
+	sb := newSandbox(t)
+	require.NoError(t, os.Symlink(filepath.Join(sb.root, "a.txt"), filepath.Join(sb.root, "abs-inside")))
+	require.NoError(t, os.Symlink(filepath.Join("..", "..", filepath.Base(sb.outside), "secret.txt"), filepath.Join(sb.root, "sub", "climb")))
+	require.NoError(t, os.Symlink("loop", filepath.Join(sb.root, "loop")))
+	tests := []struct{ path, wantCode string }{
+		{"abs-inside", CodePathOutsideWorkspace},
+		{"sub/climb", CodePathOutsideWorkspace},
+		{"outdir/../a.txt", ""}, // cleaned lexically to a.txt, as before
+		{"loop", CodeFileNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			_, err := sb.ws.Resolve(tt.path)
+			if diff := cmp.Diff(tt.wantCode, errCode(err)); diff != "" {
+				t.Errorf("Resolve(%q) code mismatch (-want +got):\n%s\nerr: %v", tt.path, diff, err)
+			}
+		})
+	}
+}
+
+func TestReadRegularAfterSwap(t *testing.T) {
+	// What Resolve saw is not trusted: a file swapped for a link to the
+	// outside, a parent folder swapped for such a link, or a FIFO, between
+	// the stat and the read, is refused (and the FIFO does not block).
+	tests := []struct {
+		name  string
+		swap  func(t *testing.T, sb sandbox)
+		check func(t *testing.T, err error)
+	}{
+		{"file becomes a link out", func(t *testing.T, sb sandbox) {
+			p := filepath.Join(sb.root, "sub", "b.txt")
+			require.NoError(t, os.Remove(p))
+			require.NoError(t, os.Symlink(filepath.Join(sb.outside, "secret.txt"), p))
+		}, func(t *testing.T, err error) { require.True(t, escapes(err), "err %v", err) }},
+		{"folder becomes a link out", func(t *testing.T, sb sandbox) {
+			require.NoError(t, os.Rename(filepath.Join(sb.root, "sub"), filepath.Join(sb.root, "sub.old")))
+			require.NoError(t, os.WriteFile(filepath.Join(sb.outside, "b.txt"), []byte("secret"), 0o644))
+			require.NoError(t, os.Symlink(sb.outside, filepath.Join(sb.root, "sub")))
+		}, func(t *testing.T, err error) { require.True(t, escapes(err), "err %v", err) }},
+		{"file becomes a FIFO", func(t *testing.T, sb sandbox) {
+			p := filepath.Join(sb.root, "sub", "b.txt")
+			require.NoError(t, os.Remove(p))
+			require.NoError(t, syscall.Mkfifo(p, 0o644))
+		}, func(t *testing.T, err error) { require.ErrorIs(t, err, errNotRegular) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			rel, fi, err := sb.ws.stat("sub/b.txt")
+			require.NoError(t, err)
+			require.True(t, fi.Mode().IsRegular())
+			tt.swap(t, sb)
+			data, err := sb.ws.readRegular(rel, 1<<20)
+			require.Nil(t, data)
+			tt.check(t, err)
 		})
 	}
 }
