@@ -46,6 +46,13 @@ const (
 	OutcomeLLMError Outcome = "llm_error"
 )
 
+// Outcomes returns every outcome in a fixed order (final_answer, give_up,
+// max_steps, deadline, cancelled, llm_error); the slice is fresh on every
+// call.
+func Outcomes() []Outcome {
+	return []Outcome{OutcomeFinalAnswer, OutcomeGiveUp, OutcomeMaxSteps, OutcomeDeadline, OutcomeCancelled, OutcomeLLMError}
+}
+
 // Sentinel errors returned by Run next to the matching outcome; test them
 // with errors.Is.
 var (

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -26,18 +27,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 )
-
-// DefaultPrompts returns the prompt variants a scenario runs when its
-// `prompts` field is absent and the loader is given no list: react-text
-// and react-json. The slice is fresh on every call.
-func DefaultPrompts() []string { return []string{"react-text", "react-json"} }
-
-// ToolNames returns the tool names a scenario's `tools` field may list:
-// echo and image_scaling. The slice is fresh on every call.
-func ToolNames() []string { return []string{"echo", "image_scaling"} }
 
 // Scenario is one scenario file. The zero values of the optional fields
 // mean "not set"; the runner applies its defaults.
@@ -45,7 +38,8 @@ type Scenario struct {
 	// File is the path the scenario was loaded from, as given to the loader.
 	File string `json:"-"`
 	// ID names the scenario in run ids and cassette paths; it matches
-	// ^[a-z0-9][a-z0-9_-]*$ and is unique within a suite.
+	// ^[a-z0-9][a-z0-9_-]*$, is at most 255 bytes long (it names a
+	// folder) and is unique within a suite.
 	ID string `json:"id"`
 	// Description says what the scenario exercises.
 	Description string `json:"description"`
@@ -53,7 +47,8 @@ type Scenario struct {
 	Tags []string `json:"tags,omitempty"`
 	// Task is the user task handed to the agent.
 	Task string `json:"task"`
-	// Tools are the names of the tools registered for the run.
+	// Tools are the names of the tools registered for the run, from
+	// tools.Names().
 	Tools []string `json:"tools"`
 	// Workspace is a folder relative to the repository root (under
 	// testdata/) copied into a fresh directory per run; empty: an empty
@@ -220,16 +215,14 @@ func FailurePaths() []FailurePath {
 		PathOutsideWorkspace, PathInjectionObservation}
 }
 
-var outcomes = []agent.Outcome{agent.OutcomeFinalAnswer, agent.OutcomeGiveUp, agent.OutcomeMaxSteps,
-	agent.OutcomeDeadline, agent.OutcomeCancelled, agent.OutcomeLLMError}
-
-var faultKinds = []scriptedmodel.FaultKind{scriptedmodel.FaultRateLimit, scriptedmodel.FaultServerError,
-	scriptedmodel.FaultBusinessError, scriptedmodel.FaultErrorBody, scriptedmodel.FaultMalformed, scriptedmodel.FaultSlow}
-
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
+// maxIDBytes is the longest scenario id: the id names a cassette folder,
+// and 255 bytes is the longest file name of the common file systems.
+const maxIDBytes = 255
+
 // LoadScenario reads and validates one scenario file. prompts are the
-// valid prompt variant names (nil: DefaultPrompts). Every problem found is
+// valid prompt variant names (nil: agent.PromptVariants()). Every problem found is
 // reported, each as "file:line: message", joined with errors.Join.
 func LoadScenario(file string, prompts []string) (*Scenario, error) {
 	data, err := os.ReadFile(file)
@@ -240,10 +233,10 @@ func LoadScenario(file string, prompts []string) (*Scenario, error) {
 }
 
 // ParseScenario validates the scenario in data; file names it in errors.
-// prompts are the valid prompt variant names (nil: DefaultPrompts).
+// prompts are the valid prompt variant names (nil: agent.PromptVariants()).
 func ParseScenario(file string, data []byte, prompts []string) (*Scenario, error) {
 	if prompts == nil {
-		prompts = DefaultPrompts()
+		prompts = agent.PromptVariants()
 	}
 	d := &decoder{file: file, prompts: prompts}
 	sc := d.decodeFile(data)
@@ -257,8 +250,11 @@ func ParseScenario(file string, data []byte, prompts []string) (*Scenario, error
 // LoadSuite loads every *.yaml file directly in dir (other files, such as
 // README.md, are ignored), sorted by scenario id. It reports the errors of
 // all files, and duplicate ids across files, joined with errors.Join; on
-// any error it returns no scenarios. prompts are the valid prompt variant
-// names (nil: DefaultPrompts).
+// any error it returns no scenarios. Of the files that share an id, the
+// oldest (by modification time, then by name) keeps it and every other
+// one is reported at its id line, naming the oldest: the copy just made
+// is the one the error points at. prompts are the valid prompt variant
+// names (nil: agent.PromptVariants()).
 func LoadSuite(dir string, prompts []string) ([]*Scenario, error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("load suite: %w", err)
@@ -271,15 +267,18 @@ func LoadSuite(dir string, prompts []string) ([]*Scenario, error) {
 	}
 	sort.Strings(files)
 	if prompts == nil {
-		prompts = DefaultPrompts()
+		prompts = agent.PromptVariants()
 	}
 	var (
-		errs []error
-		out  []*Scenario
-		seen = map[string]string{} // id → "file:line"
+		errs   []error
+		loaded []suiteFile
 	)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
+		var fi os.FileInfo
+		if err == nil {
+			fi, err = os.Stat(f)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("load suite: %w", err))
 			continue
@@ -291,18 +290,96 @@ func LoadSuite(dir string, prompts []string) ([]*Scenario, error) {
 			continue
 		}
 		sc.File = f
-		if prev, dup := seen[sc.ID]; dup {
-			errs = append(errs, fmt.Errorf("%s:%d: duplicate id %q (first in %s)", f, d.idLine, sc.ID, prev))
-			continue
-		}
-		seen[sc.ID] = fmt.Sprintf("%s:%d", f, d.idLine)
-		out = append(out, sc)
+		loaded = append(loaded, suiteFile{sc: sc, idLine: d.idLine, mtime: fi.ModTime()})
 	}
+	out, dups := uniqueIDs(loaded)
+	errs = append(errs, dups...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// suiteFile is a scenario LoadSuite read, with what uniqueIDs needs.
+type suiteFile struct {
+	sc     *Scenario
+	idLine int
+	mtime  time.Time
+}
+
+// uniqueIDs keeps, of the files that share an id, the oldest (modification
+// time, then name), and returns one error for each other file, in file
+// order.
+func uniqueIDs(files []suiteFile) ([]*Scenario, []error) {
+	first := map[string]int{} // id → index of the oldest file with it
+	for i, f := range files {
+		j, ok := first[f.sc.ID]
+		if !ok || f.mtime.Before(files[j].mtime) {
+			first[f.sc.ID] = i
+		}
+	}
+	var (
+		out  []*Scenario
+		errs []error
+	)
+	for i, f := range files {
+		j := first[f.sc.ID]
+		if i == j {
+			out = append(out, f.sc)
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%s:%d: duplicate id %q (first in %s:%d)", f.sc.File, f.idLine, f.sc.ID, files[j].sc.File, files[j].idLine))
+	}
+	return out, errs
+}
+
+// ParseScript reads the scripted model's turns as `agenthub
+// serve-scripted --script file` does: data is a YAML list of turns
+// (scriptedmodel.ParseScript), or a scenario file, validated as
+// ParseScenario does with agent.PromptVariants(), whose script for
+// variant it returns (variant may be empty when the scenario scripts one
+// variant only). file names the data in errors, which are "file:line:
+// message" lines.
+func ParseScript(file string, data []byte, variant string) ([]scriptedmodel.Turn, error) {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		turns, err := scriptedmodel.ParseScript(data)
+		var se *scriptedmodel.ScriptError
+		switch {
+		case err == nil:
+			return turns, nil
+		case errors.As(err, &se) && se.Line > 0:
+			return nil, fmt.Errorf("%s:%d: %s", file, se.Line, se.Message)
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("%s: %s", file, se.Message)
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	sc, err := ParseScenario(file, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	names := sortedKeys(sc.Script)
+	switch {
+	case variant != "":
+		if turns, ok := sc.Script[variant]; ok {
+			return turns, nil
+		}
+		return nil, fmt.Errorf("%s: script: no variant %q (have %s)", file, variant, orNone(names))
+	case len(names) == 1:
+		return sc.Script[names[0]], nil
+	case len(names) == 0:
+		return nil, fmt.Errorf("%s: the scenario has no script", file)
+	}
+	return nil, fmt.Errorf("%s: script: %d variants (%s): pick one with --prompt VARIANT", file, len(names), strings.Join(names, ", "))
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // decoder walks a yaml.Node tree and collects "file:line: message" errors.
@@ -594,7 +671,10 @@ func (d *decoder) scenario(n *yaml.Node, sc *Scenario) {
 		"id": func(v *yaml.Node) {
 			d.idLine = v.Line
 			if s, ok := d.nonEmpty(v, "id"); ok {
-				if !idPattern.MatchString(s) {
+				switch {
+				case len(s) > maxIDBytes:
+					d.errf(v.Line, "id: %d bytes is longer than %d (the id names a cassette folder)", len(s), maxIDBytes)
+				case !idPattern.MatchString(s):
 					d.errf(v.Line, "id: %q must match %s", s, idPattern)
 				}
 				sc.ID = s
@@ -604,7 +684,7 @@ func (d *decoder) scenario(n *yaml.Node, sc *Scenario) {
 		"tags":        func(v *yaml.Node) { sc.Tags = d.names(v, "tags", "tag", nil) },
 		"task":        func(v *yaml.Node) { sc.Task, _ = d.nonEmpty(v, "task") },
 		"tools": func(v *yaml.Node) {
-			sc.Tools = d.names(v, "tools", "tool", ToolNames())
+			sc.Tools = d.names(v, "tools", "tool", tools.Names())
 			if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
 				d.errf(v.Line, "tools: must list at least one tool")
 			}
@@ -671,48 +751,31 @@ func (d *decoder) script(n *yaml.Node) map[string][]scriptedmodel.Turn {
 		}
 		where := "script." + name
 		turns := []scriptedmodel.Turn{}
-		d.list(v, where, func(i int, t *yaml.Node) {
-			turns = append(turns, d.turn(t, fmt.Sprintf("%s[%d]", where, i)))
+		d.list(v, where, func(i int, n *yaml.Node) {
+			t, err := scriptedmodel.DecodeTurn(n)
+			if err != nil {
+				d.scriptError(n, fmt.Sprintf("%s[%d]", where, i), err)
+				return
+			}
+			turns = append(turns, t)
 		})
 		out[name] = turns
 	}
 	return out
 }
 
-func (d *decoder) turn(n *yaml.Node, where string) scriptedmodel.Turn {
-	var t scriptedmodel.Turn
-	hasReply := false
-	ok := d.fields(n, where, nil, map[string]func(*yaml.Node){
-		"reply":         func(v *yaml.Node) { t.Reply, hasReply = d.str(v, join(where, "reply")) },
-		"finish_reason": func(v *yaml.Node) { t.FinishReason, _ = d.str(v, join(where, "finish_reason")) },
-		"fault": func(v *yaml.Node) {
-			f := &scriptedmodel.Fault{}
-			fw := join(where, "fault")
-			d.fields(v, fw, []string{"kind"}, map[string]func(*yaml.Node){
-				"kind": func(v *yaml.Node) {
-					s, ok := d.str(v, join(fw, "kind"))
-					if ok && !slices.Contains(faultKinds, scriptedmodel.FaultKind(s)) {
-						d.errf(v.Line, "%s.kind: unknown fault kind %q (want one of %s)", fw, s, joinNames(faultKinds))
-					}
-					f.Kind = scriptedmodel.FaultKind(s)
-				},
-				"retry_after_s": func(v *yaml.Node) { f.RetryAfterS, _ = d.integer(v, join(fw, "retry_after_s"), 0) },
-				"delay_ms":      func(v *yaml.Node) { f.DelayMS, _ = d.integer(v, join(fw, "delay_ms"), 0) },
-				"code":          func(v *yaml.Node) { f.Code, _ = d.str(v, join(fw, "code")) },
-			})
-			t.Fault = f
-		},
-	})
-	if !ok {
-		return t
+// scriptError reports an error of scriptedmodel.DecodeTurn for the turn n.
+func (d *decoder) scriptError(n *yaml.Node, where string, err error) {
+	var se *scriptedmodel.ScriptError
+	if errors.As(err, &se) {
+		line := se.Line
+		if line == 0 {
+			line = n.Line
+		}
+		d.errf(line, "%s: %s", where, se.Message)
+		return
 	}
-	switch {
-	case t.Fault == nil && !hasReply && t.FinishReason == "":
-		d.errf(n.Line, "%s: want a reply, a finish_reason or a fault", where)
-	case t.Fault != nil && hasReply && t.Fault.Kind != scriptedmodel.FaultSlow:
-		d.errf(n.Line, "%s: a reply goes with a fault only for kind %q", where, scriptedmodel.FaultSlow)
-	}
-	return t
+	d.errf(n.Line, "%s: %v", where, err)
 }
 
 func joinNames[S ~string](names []S) string {
@@ -723,24 +786,36 @@ func joinNames[S ~string](names []S) string {
 	return strings.Join(s, ", ")
 }
 
+// imageFaults decodes image_faults; imageservice.CheckFaults says which
+// faults cannot be injected.
 func (d *decoder) imageFaults(n *yaml.Node) []imageservice.Fault {
-	var out []imageservice.Fault
+	var (
+		out   []imageservice.Fault
+		clean []imageservice.Fault // the faults that decoded without error
+		at    []int                // their index in out
+	)
 	d.list(n, "image_faults", func(i int, v *yaml.Node) {
 		w := fmt.Sprintf("image_faults[%d]", i)
 		var f imageservice.Fault
+		before := len(d.errs)
 		d.fields(v, w, []string{"call", "status"}, map[string]func(*yaml.Node){
-			"call": func(v *yaml.Node) { f.Call, _ = d.integer(v, join(w, "call"), 1) },
-			"status": func(v *yaml.Node) {
-				s, ok := d.integer(v, join(w, "status"), 100)
-				if ok && s > 599 {
-					d.errf(v.Line, "%s.status: want an HTTP status (100-599), got %d", w, s)
-				}
-				f.Status = s
-			},
-			"retry_after_s": func(v *yaml.Node) { f.RetryAfterS, _ = d.integer(v, join(w, "retry_after_s"), 0) },
+			"call":          func(v *yaml.Node) { f.Call, _ = d.integer(v, join(w, "call"), math.MinInt32) },
+			"status":        func(v *yaml.Node) { f.Status, _ = d.integer(v, join(w, "status"), math.MinInt32) },
+			"retry_after_s": func(v *yaml.Node) { f.RetryAfterS, _ = d.integer(v, join(w, "retry_after_s"), math.MinInt32) },
 		})
+		if len(d.errs) == before {
+			clean = append(clean, f)
+			at = append(at, i)
+		}
 		out = append(out, f)
 	})
+	// What can be injected is imageservice's rule: WithFaults refuses the
+	// rest.
+	for k, err := range imageservice.CheckFaults(clean) {
+		if err != nil {
+			d.errf(n.Content[at[k]].Line, "image_faults[%d]: %v", at[k], err)
+		}
+	}
 	return out
 }
 
@@ -750,8 +825,8 @@ func (d *decoder) expect(n *yaml.Node, sc *Scenario) {
 	d.fields(n, w, []string{"outcome"}, map[string]func(*yaml.Node){
 		"outcome": func(v *yaml.Node) {
 			s, ok := d.str(v, "expect.outcome")
-			if ok && !slices.Contains(outcomes, agent.Outcome(s)) {
-				d.errf(v.Line, "expect.outcome: unknown outcome %q (want one of %s)", s, joinNames(outcomes))
+			if ok && !slices.Contains(agent.Outcomes(), agent.Outcome(s)) {
+				d.errf(v.Line, "expect.outcome: unknown outcome %q (want one of %s)", s, joinNames(agent.Outcomes()))
 			}
 			e.Outcome = agent.Outcome(s)
 		},

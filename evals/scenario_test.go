@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenthub/agenthub/agent"
@@ -146,6 +147,8 @@ func TestParseScenarioErrors(t *testing.T) {
 			"f.yaml:5: expect.outcome: unknown outcome \"success\" (want one of final_answer, give_up, max_steps, deadline, cancelled, llm_error)"},
 		{"bad id", "id: Scale Window\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: give_up}\n",
 			"f.yaml:1: id: \"Scale Window\" must match ^[a-z0-9][a-z0-9_-]*$"},
+		{"id over 255 bytes", "id: " + strings.Repeat("a", 256) + "\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: give_up}\n",
+			"f.yaml:1: id: 256 bytes is longer than 255 (the id names a cassette folder)"},
 		{"empty task", "id: s\ndescription: d\ntask: \"  \"\ntools: [echo]\nexpect: {outcome: give_up}\n", "f.yaml:3: task: must not be empty"},
 		{"task is a map", "id: s\ndescription: d\ntask: {a: 1}\ntools: [echo]\nexpect: {outcome: give_up}\n", "f.yaml:3: task: want a string, got a mapping"},
 		{"unknown tool", "id: s\ndescription: d\ntask: t\ntools: [echo, resize]\nexpect: {outcome: give_up}\n",
@@ -157,7 +160,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"dotdot workspace", base + "workspace: testdata/../..\nexpect: {outcome: give_up}\n", "f.yaml:5: workspace: must not contain \"..\", got \"testdata/../..\""},
 		{"backslash workspace", base + "workspace: 'testdata\\images'\nexpect: {outcome: give_up}\n", "f.yaml:5: workspace: use forward slashes, got \"testdata\\\\images\""},
 		{"unknown prompt", base + "prompts: [react-xml]\nexpect: {outcome: give_up}\n",
-			"f.yaml:5: prompts[0]: unknown prompt variant \"react-xml\" (want one of react-text, react-json)"},
+			"f.yaml:5: prompts[0]: unknown prompt variant \"react-xml\" (want one of react-json, react-text)"},
 		{"empty prompts", base + "prompts: []\nexpect: {outcome: give_up}\n", "f.yaml:5: prompts: must list at least one variant (omit it for all)"},
 		{"max_steps string", base + "max_steps: five\nexpect: {outcome: give_up}\n", "f.yaml:5: max_steps: want an integer, got \"five\""},
 		{"max_steps zero", base + "max_steps: 0\nexpect: {outcome: give_up}\n", "f.yaml:5: max_steps: must be at least 1, got 0"},
@@ -166,18 +169,35 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"bad timeout", base + "timeout: 5 seconds\nexpect: {outcome: give_up}\n", "f.yaml:5: timeout: want a duration such as \"5s\", got \"5 seconds\""},
 		{"negative timeout", base + "timeout: -1s\nexpect: {outcome: give_up}\n", "f.yaml:5: timeout: must be positive, got \"-1s\""},
 		{"script unknown variant", base + "script:\n  react-xml: []\nexpect: {outcome: give_up}\n",
-			"f.yaml:6: script: unknown prompt variant \"react-xml\" (want one of react-text, react-json)"},
+			"f.yaml:6: script: unknown prompt variant \"react-xml\" (want one of react-json, react-text)"},
 		{"script variant not run", base + "prompts: [react-json]\nscript:\n  react-text: [{reply: x}]\nexpect: {outcome: give_up}\n",
 			"f.yaml:5: script: variant \"react-text\" is not in prompts"},
-		{"script turn empty", base + "script:\n  react-text:\n    - {}\nexpect: {outcome: give_up}\n", "f.yaml:7: script.react-text[0]: want a reply, a finish_reason or a fault"},
+		{"script turn empty", base + "script:\n  react-text:\n    - {}\nexpect: {outcome: give_up}\n", "f.yaml:7: script.react-text[0]: turn has neither reply nor fault"},
 		{"script turn unknown key", base + "script:\n  react-text:\n    - {text: hi}\nexpect: {outcome: give_up}\n",
-			"f.yaml:7: unknown key \"text\" in script.react-text[0] (want one of fault, finish_reason, reply)\nf.yaml:7: script.react-text[0]: want a reply, a finish_reason or a fault"},
+			"f.yaml:7: script.react-text[0]: turn: unknown field \"text\""},
 		{"unknown fault kind", base + "script:\n  react-text:\n    - fault: {kind: timeout}\nexpect: {outcome: give_up}\n",
-			"f.yaml:7: script.react-text[0].fault.kind: unknown fault kind \"timeout\" (want one of rate_limit, server_error, business_error, error_body, malformed, slow)"},
+			"f.yaml:7: script.react-text[0]: fault: unknown kind \"timeout\" (want one of rate_limit, server_error, business_error, error_body, malformed, slow)"},
 		{"reply with non-slow fault", base + "script:\n  react-text:\n    - {reply: x, fault: {kind: malformed}}\nexpect: {outcome: give_up}\n",
-			"f.yaml:7: script.react-text[0]: a reply goes with a fault only for kind \"slow\""},
+			"f.yaml:7: script.react-text[0]: fault malformed: reply and finish_reason are not sent with this fault (only with slow)"},
+		// The turns serve-scripted rejects are rejected here too: the
+		// loader asks scriptedmodel.DecodeTurn.
+		{"retry_after_s on server_error", base + "script:\n  react-text:\n    - fault: {kind: server_error, retry_after_s: 2}\nexpect: {outcome: give_up}\n",
+			"f.yaml:7: script.react-text[0]: fault server_error: retry_after_s only applies to rate_limit"},
+		{"empty reply alone", base + "script:\n  react-text:\n    - reply: \"\"\nexpect: {outcome: give_up}\n",
+			"f.yaml:7: script.react-text[0]: turn has neither reply nor fault"},
+		{"second turn's field", base + "script:\n  react-text:\n    - reply: a\n    - fault:\n        kind: slow\n        delay: 5\nexpect: {outcome: give_up}\n",
+			"f.yaml:10: script.react-text[1]: fault: unknown field \"delay\""},
 		{"image fault status", base + "image_faults:\n  - {call: 1, status: 700}\nexpect: {outcome: give_up}\n",
-			"f.yaml:6: image_faults[0].status: want an HTTP status (100-599), got 700"},
+			"f.yaml:6: image_faults[0]: image fault: status 700 is not an HTTP error status (400-599)"},
+		// The faults imageservice.WithFaults would not inject are errors
+		// here (they were accepted, then dropped by the service).
+		{"image fault success status", base + "image_faults:\n  - {call: 1, status: 200}\nexpect: {outcome: give_up}\n",
+			"f.yaml:6: image_faults[0]: image fault: status 200 is not an HTTP error status (400-599)"},
+		{"image fault repeated call", base + "image_faults:\n  - {call: 2, status: 503}\n  - {call: 2, status: 500}\nexpect: {outcome: give_up}\n",
+			"f.yaml:7: image_faults[1]: image fault: call 2 is failed by an earlier fault (one fault per call)"},
+		{"image fault bad field and repeated call", base + "image_faults:\n  - {call: 2, status: x}\n  - {call: 2, status: 500}\n  - {call: 2, status: 503}\nexpect: {outcome: give_up}\n",
+			"f.yaml:6: image_faults[0].status: want an integer, got \"x\"\n" +
+				"f.yaml:8: image_faults[2]: image fault: call 2 is failed by an earlier fault (one fault per call)"},
 		{"image fault missing call", base + "image_faults:\n  - {status: 503}\nexpect: {outcome: give_up}\n",
 			"f.yaml:6: missing required field \"call\" in image_faults[0]"},
 		{"bad answer regex", base + "expect:\n  outcome: final_answer\n  answer: {regex: '(['}\n",
@@ -222,11 +242,17 @@ func TestParseScenarioErrors(t *testing.T) {
 	}
 }
 
+// fileTime is the modification time writeFiles gives every file, so that
+// LoadSuite's oldest-file rule does not depend on the order of writes.
+var fileTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		require.NoError(t, os.Chtimes(p, fileTime, fileTime))
 	}
 	return dir
 }
@@ -238,28 +264,38 @@ func TestLoadSuite(t *testing.T) {
 	tests := []struct {
 		name    string
 		files   map[string]string
+		older   string // a file made an hour older than the others
 		wantIDs []string
 		wantErr string // "DIR" stands for the suite directory
 	}{
 		{"sorted by id, README ignored", map[string]string{
 			"a.yaml": ok("zeta"), "b.yaml": ok("alpha"), "README.md": "# not a scenario\n", "c.yml": "junk",
-		}, []string{"alpha", "zeta"}, ""},
-		{"empty dir", map[string]string{}, nil, ""},
+		}, "", []string{"alpha", "zeta"}, ""},
+		{"empty dir", map[string]string{}, "", nil, ""},
 		{"every file's errors", map[string]string{
 			"a.yaml": "id: a\n", "b.yaml": ok("b"), "c.yaml": "id: [\n",
-		}, nil, "DIR/a.yaml:1: missing required field \"description\" in scenario\n" +
+		}, "", nil, "DIR/a.yaml:1: missing required field \"description\" in scenario\n" +
 			"DIR/a.yaml:1: missing required field \"task\" in scenario\n" +
 			"DIR/a.yaml:1: missing required field \"tools\" in scenario\n" +
 			"DIR/a.yaml:1: missing required field \"expect\" in scenario\n" +
 			"DIR/c.yaml:1: did not find expected node content"},
 		{"duplicate ids", map[string]string{
 			"a.yaml": ok("same"), "b.yaml": "# second\n" + ok("same"), "c.yaml": ok("same"),
-		}, nil, "DIR/b.yaml:2: duplicate id \"same\" (first in DIR/a.yaml:1)\n" +
+		}, "", nil, "DIR/b.yaml:2: duplicate id \"same\" (first in DIR/a.yaml:1)\n" +
 			"DIR/c.yaml:1: duplicate id \"same\" (first in DIR/a.yaml:1)"},
+		// echo-hello-copy.yaml sorts before echo-hello.yaml: the error
+		// was reported on the old file, naming the copy.
+		{"duplicate id reported on the newer file", map[string]string{
+			"echo-hello.yaml": ok("echo-hello"), "echo-hello-copy.yaml": ok("echo-hello"),
+		}, "echo-hello.yaml", nil, "DIR/echo-hello-copy.yaml:1: duplicate id \"echo-hello\" (first in DIR/echo-hello.yaml:1)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeFiles(t, tt.files)
+			if tt.older != "" {
+				old := fileTime.Add(-time.Hour)
+				require.NoError(t, os.Chtimes(filepath.Join(dir, tt.older), old, old))
+			}
 			got, err := LoadSuite(dir, nil)
 			if tt.wantErr != "" {
 				require.Error(t, err)
@@ -280,6 +316,13 @@ func TestLoadSuite(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestParseScenarioLongestID(t *testing.T) {
+	id := strings.Repeat("a", 255)
+	sc, err := ParseScenario("f.yaml", []byte("id: "+id+"\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: give_up}\n"), nil)
+	require.NoError(t, err)
+	require.Equal(t, id, sc.ID)
 }
 
 func TestLoadSuiteBadDir(t *testing.T) {
@@ -327,6 +370,107 @@ func FuzzParseScenario(f *testing.F) {
 		}
 		if sc.ID == "" || sc.Task == "" || len(sc.Tools) == 0 || sc.Expect.Outcome == "" {
 			t.Fatalf("valid scenario lacks a required field: %+v", sc)
+		}
+	})
+}
+
+func TestParseScript(t *testing.T) {
+	scenario := func(script string) string {
+		return "id: demo\ndescription: d\ntask: say hi\ntools: [echo]\nexpect: {outcome: final_answer}\nscript:\n" + script
+	}
+	two := scenario("  react-text:\n    - reply: \"Final Answer: hi\"\n  react-json:\n    - reply: '{\"final_answer\":\"hi\"}'\n")
+	tests := []struct {
+		name, data, variant string
+		want                []scriptedmodel.Turn
+		wantErr             string
+	}{
+		{"list of turns", "- reply: a\n- fault: {kind: rate_limit}\n", "",
+			[]scriptedmodel.Turn{{Reply: "a"}, {Fault: &scriptedmodel.Fault{Kind: scriptedmodel.FaultRateLimit}}}, ""},
+		{"bad turn in a list", "- reply: ok\n- fault: {kind: teapot}\n", "", nil,
+			`f.yaml:2: turn 2: fault: unknown kind "teapot" (want one of rate_limit, server_error, business_error, error_body, malformed, slow)`},
+		{"empty file", "", "", nil, "f.yaml: empty script: want a list of turns"},
+		{"scenario, one variant", scenario("  react-text:\n    - reply: done\n"), "", []scriptedmodel.Turn{{Reply: "done"}}, ""},
+		{"scenario, variant picked", two, "react-json", []scriptedmodel.Turn{{Reply: `{"final_answer":"hi"}`}}, ""},
+		{"scenario, two variants, none picked", two, "", nil,
+			"f.yaml: script: 2 variants (react-json, react-text): pick one with --prompt VARIANT"},
+		{"scenario, unknown variant", two, "react-yaml", nil, `f.yaml: script: no variant "react-yaml" (have react-json, react-text)`},
+		{"scenario without script", "id: demo\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: give_up}\n", "", nil,
+			"f.yaml: the scenario has no script"},
+		{"invalid scenario", "id: demo\nscript:\n  react-text:\n    - reply: done\n", "", nil,
+			"f.yaml:1: missing required field \"description\" in scenario\n" +
+				"f.yaml:1: missing required field \"task\" in scenario\n" +
+				"f.yaml:1: missing required field \"tools\" in scenario\n" +
+				"f.yaml:1: missing required field \"expect\" in scenario"},
+		{"scenario turn serve-scripted rejects", scenario("  react-text:\n    - fault: {kind: server_error, retry_after_s: 2}\n"), "", nil,
+			"f.yaml:8: script.react-text[0]: fault server_error: retry_after_s only applies to rate_limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseScript("f.yaml", []byte(tt.data), tt.variant)
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("turns mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// inScenario embeds a list of turns as the react-text script of a valid
+// scenario, indenting every line; ok is false for text that indenting
+// would change (document markers, directives, a BOM, carriage returns).
+func inScenario(turns []byte) (scenario []byte, ok bool) {
+	s := string(turns)
+	if strings.ContainsAny(s, "\r\ufeff") {
+		return nil, false
+	}
+	lines := strings.Split(s, "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "---") || strings.HasPrefix(l, "...") || strings.HasPrefix(l, "%") {
+			return nil, false
+		}
+	}
+	var b strings.Builder
+	b.WriteString("id: fuzz\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: final_answer}\nscript:\n  react-text:\n")
+	for _, l := range lines {
+		b.WriteString("    " + l + "\n")
+	}
+	return []byte(b.String()), true
+}
+
+// FuzzScriptReaders feeds the same turns to the scenario loader (as a
+// scenario's script) and to serve-scripted's reader (as a script file):
+// one must accept what the other accepts, with the same turns.
+func FuzzScriptReaders(f *testing.F) {
+	for _, s := range []string{
+		"- reply: a\n- fault: {kind: rate_limit, retry_after_s: 2}\n",
+		"- fault: {kind: server_error, retry_after_s: 2}\n",
+		"- fault:\n    kind: slow\n    delay_ms: 5\n  reply: x\n",
+		"- fault: {kind: business_error, code: \"1301\"}\n",
+		"- reply: \"\"\n", "- reply: a\n  reply: b\n", "- reply: 42\n", "- reply: true\n", "- reply: ~\n",
+		"- &a {reply: x}\n- *a\n", "- reply: &r x\n- reply: *r\n", "[]", "{}", "- [1, 2]\n", "", "# nothing\n",
+		"- {finish_reason: length}\n", "- fault: {kind: slow, delay_ms: -1}\n  reply: x\n", "- reply: |\n    a\n    b\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		wrapped, ok := inScenario(data)
+		if !ok {
+			t.Skip("not embeddable by indenting")
+		}
+		fromFile, errFile := ParseScript("turns.yaml", data, "")
+		sc, errScenario := ParseScenario("scenario.yaml", wrapped, nil)
+		if (errFile == nil) != (errScenario == nil) {
+			t.Fatalf("verdicts differ:\nserve-scripted: %v\nscenario loader: %v\nscenario:\n%s", errFile, errScenario, wrapped)
+		}
+		if errFile != nil {
+			return
+		}
+		if diff := cmp.Diff(fromFile, sc.Script["react-text"], cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("turns mismatch (-serve-scripted +scenario loader):\n%s", diff)
 		}
 	})
 }

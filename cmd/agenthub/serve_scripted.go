@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"time"
 
+	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 )
 
@@ -38,16 +38,9 @@ func runServeScripted(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErrorf("serve-scripted: %v", err)
 	}
-	turns, err := scriptedmodel.ParseScript(data, *prompt)
+	turns, err := evals.ParseScript(*script, data, *prompt)
 	if err != nil {
-		var se *scriptedmodel.ScriptError
-		if errors.As(err, &se) && se.Line > 0 {
-			return usageErrorf("serve-scripted: %s:%d: %s", *script, se.Line, se.Message)
-		}
-		if errors.As(err, &se) {
-			return usageErrorf("serve-scripted: %s: %s", *script, se.Message)
-		}
-		return usageErrorf("serve-scripted: %s: %v", *script, err)
+		return usageErrorf("serve-scripted: %v", err)
 	}
 
 	ln, err := net.Listen("tcp", *addr)

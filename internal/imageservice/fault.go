@@ -1,6 +1,7 @@
 package imageservice
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -72,6 +73,28 @@ type faultInjector struct {
 	calls  atomic.Int64  // /resize requests seen
 }
 
+// CheckFaults returns, for each fault of the list, what keeps it from
+// being injected (nil when nothing does): Validate's error, or, for a
+// fault whose Call an earlier fault of the list already fails, "call N is
+// failed by an earlier fault". The scenario loader reports these errors at
+// the fault's line; WithFaults accepts only a list without any.
+func CheckFaults(faults []Fault) []error {
+	errs := make([]error, len(faults))
+	seen := make(map[int]bool, len(faults))
+	for i, f := range faults {
+		if err := f.Validate(); err != nil {
+			errs[i] = err
+			continue
+		}
+		if seen[f.Call] {
+			errs[i] = fmt.Errorf("image fault: call %d is failed by an earlier fault (one fault per call)", f.Call)
+			continue
+		}
+		seen[f.Call] = true
+	}
+	return errs
+}
+
 // WithFaults wraps h so that the Nth request to path /resize (counting
 // from 1, every method, in arrival order) is answered with the fault whose
 // Call is N instead of reaching h: its Status, a Retry-After header when
@@ -79,19 +102,18 @@ type faultInjector struct {
 // 429, "timeout" for 408 and 504, "internal" for other 5xx, and the code
 // the service uses for that status otherwise (413 payload_too_large, 415
 // unsupported_format, 422 image_too_large, 400 invalid_request). Other
-// calls and other paths pass through to h. Faults that fail Validate are
-// ignored, and of two faults with the same Call the first wins: validate
-// faults where they are loaded. The wrapper is safe for concurrent use;
-// with concurrent callers, "Nth" is the order the requests arrived in.
+// calls and other paths pass through to h. The faults must pass
+// CheckFaults (the scenario loader checks them where they are written):
+// WithFaults panics otherwise rather than drop a fault unnoticed. The
+// wrapper is safe for concurrent use; with concurrent callers, "Nth" is
+// the order the requests arrived in.
 func WithFaults(h http.Handler, faults []Fault) http.Handler {
+	if err := errors.Join(CheckFaults(faults)...); err != nil {
+		panic("imageservice: WithFaults: " + err.Error())
+	}
 	fi := &faultInjector{next: h, faults: make(map[int]Fault, len(faults))}
 	for _, f := range faults {
-		if f.Validate() != nil {
-			continue
-		}
-		if _, dup := fi.faults[f.Call]; !dup {
-			fi.faults[f.Call] = f
-		}
+		fi.faults[f.Call] = f
 	}
 	return fi
 }

@@ -64,20 +64,6 @@ func TestWithFaults(t *testing.T) {
 			inner:  4,
 		},
 		{
-			name:   "invalid faults are ignored",
-			faults: []Fault{{Call: 0, Status: 503}, {Call: 1, Status: 200}, {Call: 2, Status: 503, RetryAfterS: -1}},
-			paths:  []string{"/resize", "/resize"},
-			want:   []answer{{200, "", ""}, {200, "", ""}},
-			inner:  2,
-		},
-		{
-			name:   "first of two faults for one call wins",
-			faults: []Fault{{Call: 1, Status: 500}, {Call: 1, Status: 503}},
-			paths:  []string{"/resize"},
-			want:   []answer{{500, CodeInternal, ""}},
-			inner:  0,
-		},
-		{
 			name:   "no faults passes everything",
 			faults: nil,
 			paths:  []string{"/resize", "/resize"},
@@ -106,6 +92,49 @@ func TestWithFaults(t *testing.T) {
 			}
 			require.Equal(t, tt.inner, inner.calls.Load(), "calls that reached the service")
 		})
+	}
+}
+
+func TestCheckFaults(t *testing.T) {
+	tests := []struct {
+		name   string
+		faults []Fault
+		want   []string // "" for a fault without error
+	}{
+		{"valid list", []Fault{{Call: 1, Status: 503}, {Call: 2, Status: 500, RetryAfterS: 1}}, []string{"", ""}},
+		{"success status", []Fault{{Call: 1, Status: 200}}, []string{"image fault: status 200 is not an HTTP error status (400-599)"}},
+		{"repeated call", []Fault{{Call: 1, Status: 500}, {Call: 2, Status: 503}, {Call: 1, Status: 503}},
+			[]string{"", "", "image fault: call 1 is failed by an earlier fault (one fault per call)"}},
+		{"invalid faults do not claim their call", []Fault{{Call: 1, Status: 200}, {Call: 1, Status: 503}},
+			[]string{"image fault: status 200 is not an HTTP error status (400-599)", ""}},
+		{"none", nil, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := []string{}
+			for _, err := range CheckFaults(tt.faults) {
+				msg := ""
+				if err != nil {
+					msg = err.Error()
+				}
+				got = append(got, msg)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("errors mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWithFaultsRefusesInvalid: a fault the service cannot inject is not
+// dropped silently (it was: status 200 and a repeated call were ignored).
+func TestWithFaultsRefusesInvalid(t *testing.T) {
+	for _, faults := range [][]Fault{
+		{{Call: 1, Status: 200}},
+		{{Call: 1, Status: 500}, {Call: 1, Status: 503}},
+		{{Call: 0, Status: 503}},
+	} {
+		require.Panics(t, func() { WithFaults(&countingHandler{}, faults) }, "%+v", faults)
 	}
 }
 

@@ -1,11 +1,12 @@
 package scriptedmodel
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -33,63 +34,40 @@ var (
 	yamlLine  = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 )
 
-// ParseScript reads a script: a YAML list of turns, or a scenario file (a
-// mapping) whose "script" key maps prompt variants to lists of turns; other
-// keys of the mapping are ignored. variant picks the scenario's list; it may
-// be empty when the scenario scripts one variant only, and is ignored for a
-// plain list. Unknown turn or fault fields and invalid turns (see
-// Turn.Validate) are errors. Errors are *ScriptError with the line.
-func ParseScript(data []byte, variant string) ([]Turn, error) {
+// ParseScript reads a script file: one YAML document holding a list of
+// turns, each read by DecodeTurn. A scenario file (a mapping whose
+// "script" key holds the turns) is read by the evals package
+// (evals.ParseScript), not here: for a mapping the error says so. Errors
+// are *ScriptError with the line; a validation error names the turn
+// ("turn 2: …").
+func ParseScript(data []byte) ([]Turn, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlError(err, 0)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &ScriptError{Message: "empty script: want a list of turns"}
 	}
-	list := doc.Content[0]
-	if list.Kind == yaml.MappingNode {
-		script := lookup(list, "script")
-		if script == nil {
-			return nil, &ScriptError{Line: list.Line, Message: `mapping without a "script" key: want a list of turns or a scenario`}
-		}
-		if script.Kind != yaml.MappingNode {
-			return nil, &ScriptError{Line: script.Line, Message: "script: want a mapping from prompt variant to turns"}
-		}
-		var names []string
-		for i := 0; i+1 < len(script.Content); i += 2 {
-			names = append(names, script.Content[i].Value)
-		}
-		switch {
-		case variant != "":
-			list = lookup(script, variant)
-			if list == nil {
-				return nil, &ScriptError{Line: script.Line, Message: fmt.Sprintf("script: no variant %q (have %s)", variant, strings.Join(names, ", "))}
-			}
-		case len(names) == 1:
-			list = script.Content[1]
-		default:
-			return nil, &ScriptError{Line: script.Line, Message: fmt.Sprintf("script: %d variants (%s): pick one with --prompt VARIANT", len(names), strings.Join(names, ", "))}
-		}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &ScriptError{Line: extra.Line, Message: "more than one YAML document in a script"}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, yamlError(err, 0)
 	}
-	if list.Kind != yaml.SequenceNode {
+	list := doc.Content[0]
+	switch list.Kind {
+	case yaml.SequenceNode:
+	case yaml.MappingNode:
+		return nil, &ScriptError{Line: list.Line, Message: "a mapping: want a list of turns (a scenario file is read by evals.ParseScript)"}
+	default:
 		return nil, &ScriptError{Line: list.Line, Message: "want a list of turns"}
 	}
 	turns := make([]Turn, 0, len(list.Content))
 	for i, item := range list.Content {
-		if err := checkKeys(item, turnKeys, "turn"); err != nil {
+		t, err := decodeTurn(item)
+		if err != nil {
 			return nil, err
-		}
-		for j := 0; j+1 < len(item.Content); j += 2 {
-			if item.Content[j].Value == "fault" {
-				if err := checkKeys(item.Content[j+1], faultKeys, "fault"); err != nil {
-					return nil, err
-				}
-			}
-		}
-		var t Turn
-		if err := item.Decode(&t); err != nil {
-			return nil, yamlError(err, item.Line)
 		}
 		if err := t.Validate(); err != nil {
 			return nil, &ScriptError{Line: item.Line, Message: fmt.Sprintf("turn %d: %v", i+1, err)}
@@ -99,25 +77,55 @@ func ParseScript(data []byte, variant string) ([]Turn, error) {
 	return turns, nil
 }
 
-// lookup returns the value of key in mapping m, or nil.
-func lookup(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
+// DecodeTurn reads one turn from its YAML node and validates it: a mapping
+// of reply, finish_reason and fault (a mapping of kind, retry_after_s,
+// delay_ms and code), without aliases, that passes Turn.Validate. It is the
+// one reader of the turn format: ParseScript reads each turn of a script
+// file with it and the scenario loader each turn under `script:`. The
+// error is a *ScriptError with the line of the offending field or turn.
+func DecodeTurn(n *yaml.Node) (Turn, error) {
+	t, err := decodeTurn(n)
+	if err != nil {
+		return Turn{}, err
 	}
-	return nil
+	if err := t.Validate(); err != nil {
+		return Turn{}, &ScriptError{Line: n.Line, Message: err.Error()}
+	}
+	return t, nil
 }
 
-// checkKeys reports a node that is not a mapping, or a key not in known.
+// decodeTurn reads a turn's fields without validating the turn.
+func decodeTurn(n *yaml.Node) (Turn, error) {
+	if err := checkKeys(n, turnKeys, "turn"); err != nil {
+		return Turn{}, err
+	}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		if n.Content[j].Value == "fault" {
+			if err := checkKeys(n.Content[j+1], faultKeys, "fault"); err != nil {
+				return Turn{}, err
+			}
+		}
+	}
+	var t Turn
+	if err := n.Decode(&t); err != nil {
+		return Turn{}, yamlError(err, n.Line)
+	}
+	return t, nil
+}
+
+// checkKeys reports a node that is not a mapping, a key not in known, or
+// an alias among the values.
 func checkKeys(n *yaml.Node, known map[string]bool, what string) error {
 	if n.Kind != yaml.MappingNode {
 		return &ScriptError{Line: n.Line, Message: fmt.Sprintf("%s: want a mapping, got %s", what, kindName(n))}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
+		k, v := n.Content[i], n.Content[i+1]
 		if !known[k.Value] {
 			return &ScriptError{Line: k.Line, Message: fmt.Sprintf("%s: unknown field %q", what, k.Value)}
+		}
+		if v.Kind == yaml.AliasNode {
+			return &ScriptError{Line: v.Line, Message: fmt.Sprintf("%s: %s: YAML aliases are not supported", what, k.Value)}
 		}
 	}
 	return nil

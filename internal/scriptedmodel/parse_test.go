@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 )
 
 func TestParseScript(t *testing.T) {
@@ -28,14 +29,14 @@ func TestParseScript(t *testing.T) {
 			{Reply: "Final Answer: hi", Fault: &Fault{Kind: FaultSlow, DelayMS: 10}},
 			{FinishReason: "sensitive"},
 		}, ""},
-		{"scenario with one variant", "id: x\nscript:\n  react-text:\n    - reply: done\n", []Turn{{Reply: "done"}}, ""},
-		{"scenario, two variants, none picked", "id: x\nscript:\n  react-text:\n    - reply: a\n  other:\n    - reply: b\n", nil,
-			"parse script: line 3: script: 2 variants (react-text, other): pick one with --prompt VARIANT"},
-		{"scenario script is a list", "script:\n  - reply: a\n", nil, "parse script: line 2: script: want a mapping from prompt variant to turns"},
+		{"a scenario is not read here", "id: x\nscript:\n  react-text:\n    - reply: done\n", nil,
+			"parse script: line 1: a mapping: want a list of turns (a scenario file is read by evals.ParseScript)"},
+		{"two documents", "- reply: a\n---\n- reply: b\n", nil, "parse script: line 2: more than one YAML document in a script"},
+		{"explicit document start", "---\n- reply: a\n", []Turn{{Reply: "a"}}, ""},
+		{"alias value", "- reply: &r a\n- reply: *r\n", nil, "parse script: line 2: turn: reply: YAML aliases are not supported"},
 		{"empty list", "[]", []Turn{}, ""},
 		{"empty file", "", nil, "parse script: empty script: want a list of turns"},
 		{"syntax error", "- reply: \"open\n- x", nil, "parse script: line 2: found unexpected end of stream"},
-		{"mapping without script", "name: x\n", nil, `parse script: line 1: mapping without a "script" key: want a list of turns or a scenario`},
 		{"scalar", "hello", nil, "parse script: line 1: want a list of turns"},
 		{"turn not a mapping", "- reply: a\n- just text\n", nil, `parse script: line 2: turn: want a mapping, got "just text"`},
 		{"unknown turn field", "- reply: a\n- replay: b\n", nil, `parse script: line 2: turn: unknown field "replay"`},
@@ -60,7 +61,7 @@ func TestParseScript(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseScript([]byte(tt.in), "")
+			got, err := ParseScript([]byte(tt.in))
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
 				var se *ScriptError
@@ -75,32 +76,35 @@ func TestParseScript(t *testing.T) {
 	}
 }
 
-func TestParseScriptVariant(t *testing.T) {
-	const scenario = "id: x\nscript:\n  react-text:\n    - reply: a\n  react-json:\n    - reply: b\n"
+func TestDecodeTurn(t *testing.T) {
 	tests := []struct {
-		name, variant string
-		want          []Turn
-		wantErr       string
+		name    string
+		in      string
+		want    Turn
+		wantErr string
 	}{
-		{"picks the variant", "react-json", []Turn{{Reply: "b"}}, ""},
-		{"unknown variant names the ones present", "react-yaml", nil, `parse script: line 3: script: no variant "react-yaml" (have react-text, react-json)`},
+		{"reply", "reply: hi\n", Turn{Reply: "hi"}, ""},
+		{"fault", "fault: {kind: rate_limit, retry_after_s: 2}\n", Turn{Fault: &Fault{Kind: FaultRateLimit, RetryAfterS: 2}}, ""},
+		{"validated", "fault: {kind: server_error, retry_after_s: 2}\n", Turn{},
+			"parse script: line 1: fault server_error: retry_after_s only applies to rate_limit"},
+		{"unknown field", "reply: a\nreplay: b\n", Turn{}, `parse script: line 2: turn: unknown field "replay"`},
+		{"not a mapping", "[a]\n", Turn{}, "parse script: line 1: turn: want a mapping, got a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseScript([]byte(scenario), tt.variant)
+			var doc yaml.Node
+			require.NoError(t, yaml.Unmarshal([]byte(tt.in), &doc))
+			got, err := DecodeTurn(doc.Content[0])
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("turns mismatch (-want +got):\n%s", diff)
+				t.Errorf("turn mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
-	plain, err := ParseScript([]byte("- reply: a\n"), "ignored-for-a-list")
-	require.NoError(t, err)
-	require.Equal(t, []Turn{{Reply: "a"}}, plain)
 }
 
 // FuzzParseScript checks that any input either parses into valid turns or
@@ -108,7 +112,7 @@ func TestParseScriptVariant(t *testing.T) {
 func FuzzParseScript(f *testing.F) {
 	for _, s := range []string{
 		"- reply: a\n- fault: {kind: rate_limit, retry_after_s: 2}\n",
-		"script:\n  react-text:\n    - reply: done\n      finish_reason: length\n",
+		"- reply: done\n  finish_reason: length\n",
 		"- fault:\n    kind: slow\n    delay_ms: 5\n  reply: x\n",
 		"- fault: {kind: business_error, code: \"1301\"}\n",
 		"- &a {reply: x}\n- *a\n", "[]", "{}", "- [1, 2]\n",
@@ -116,7 +120,7 @@ func FuzzParseScript(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		turns, err := ParseScript(data, "")
+		turns, err := ParseScript(data)
 		if err != nil {
 			var se *ScriptError
 			if !errors.As(err, &se) {

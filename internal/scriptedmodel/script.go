@@ -3,7 +3,10 @@
 // provider for recording the bundled suite and for tests.
 package scriptedmodel
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Turn is one scripted answer: a reply, or a fault injected instead of it.
 // Scenario files embed turns under `script:`; the YAML names are stable.
@@ -100,4 +103,19 @@ func (t Turn) Validate() error {
 	return nil
 }
 
-const kindList = "rate_limit, server_error, business_error, error_body, malformed, slow"
+// FaultKinds returns every fault kind in a fixed order (rate_limit,
+// server_error, business_error, error_body, malformed, slow); the slice is
+// fresh on every call.
+func FaultKinds() []FaultKind {
+	return []FaultKind{FaultRateLimit, FaultServerError, FaultBusinessError, FaultErrorBody, FaultMalformed, FaultSlow}
+}
+
+// kindList is FaultKinds for messages: "rate_limit, server_error, …".
+var kindList = func() string {
+	kinds := FaultKinds()
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}()
