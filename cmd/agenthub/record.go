@@ -10,10 +10,6 @@ import (
 	"github.com/agenthub/agenthub/evals/replay"
 )
 
-func init() {
-	register(command{name: "record", summary: "run scenarios live and write their cassettes", run: runRecord})
-}
-
 func runRecord(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "record", "record [flags] (--scripted | --base-url URL --model M)",
 		"agenthub record --scripted --run '^echo-' --prompt react-text")
@@ -67,14 +63,7 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 	if len(jobs) == 0 {
 		return usageErrorf("record: no scenario run matches the selection")
 	}
-	if e.isTerminal {
-		runner.Progress = progressPrinter(e.stderr)
-	}
-	runs := runner.Run(ctx, jobs)
-	if e.isTerminal {
-		fmt.Fprint(e.stderr, "\r\033[K")
-	}
-	rep := evals.NewReport(runs)
+	rep := runJobs(ctx, e, runner, jobs)
 	if err := evals.RenderTable(e.stdout, rep); err != nil {
 		return err
 	}
@@ -84,16 +73,14 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 	for _, r := range rep.Runs {
 		if r.NotRecorded {
 			incomplete++
-			fmt.Fprintf(e.stderr, "agenthub: not recorded: %s\n", agent.Printable(r.Error))
+			fmt.Fprintf(e.stderr, "%s: not recorded: %s\n", programName, agent.Printable(r.Error))
 		}
 	}
-	switch {
-	case incomplete > 0 && incomplete == s.Error:
-		return failedErrorf("record: %d runs were not recorded: the recording was not complete (their old cassettes are unchanged)", incomplete)
-	case s.Error > 0:
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error)}
-	case s.Fail > 0:
-		return failedErrorf("record: %d recorded runs do not meet their expectations", s.Fail)
+	if incomplete > 0 && incomplete == s.Error {
+		// Every harness error is a refused recording: the provider or the
+		// wire failed, which is a judged failure (1), not bad input (2).
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("record: %d runs were not recorded: the recording was not complete (their old cassettes are unchanged)", incomplete)}
 	}
-	return nil
+	return verdictError(s.Group, fmt.Sprintf("record: %d recorded runs do not meet their expectations", s.Fail),
+		fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error))
 }
