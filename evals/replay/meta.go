@@ -136,23 +136,3 @@ type RecordedResponse struct {
 	// Body is the response body, byte-exact.
 	Body string
 }
-
-// Responses reads the interactions of the cassette file at path, in
-// recorded order, without replaying them (for checks such as reparse). A
-// missing or damaged cassette is an error naming the file.
-func Responses(path string) ([]RecordedResponse, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read cassette: %w", err)
-	}
-	interactions, err := decodeCassette(data)
-	if err != nil {
-		return nil, fmt.Errorf("read cassette %s: %w", path, err)
-	}
-	out := make([]RecordedResponse, len(interactions))
-	for i, in := range interactions {
-		inf := info(i, in)
-		out[i] = RecordedResponse{Method: inf.Method, Path: inf.Path, Status: in.Response.Code, Body: in.Response.Body}
-	}
-	return out, nil
-}
