@@ -52,7 +52,7 @@ func New(model llm.ChatModel, ts []Tool, cfg Config, opts ...Option) (*Agent, er
 		return nil, errors.New("new agent: model is nil")
 	}
 	cfg = cfg.withDefaults()
-	a := &Agent{model: model, tools: map[string]Tool{}, cfg: cfg, obs: nopObserver{}, clock: RealClock{}}
+	a := &Agent{model: model, tools: map[string]Tool{}, cfg: cfg, obs: NopObserver{}, clock: RealClock{}}
 	for i, t := range ts {
 		if t == nil {
 			return nil, fmt.Errorf("new agent: tool %d is nil", i)

@@ -78,7 +78,7 @@ func (c Config) withDefaults() Config {
 // Option configures an Agent.
 type Option func(*Agent)
 
-// WithObserver sends the run's trace events to o (default: none).
+// WithObserver sends the run's trace events to o (default NopObserver).
 // Combine several with MultiObserver.
 func WithObserver(o Observer) Option {
 	return func(a *Agent) {

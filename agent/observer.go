@@ -9,10 +9,12 @@ import (
 	"sync"
 )
 
-// nopObserver drops every event; it is the default Observer.
-type nopObserver struct{}
+// NopObserver drops every event; it is the default Observer, so the loop
+// never checks for nil.
+type NopObserver struct{}
 
-func (nopObserver) OnEvent(Event) {}
+// OnEvent does nothing.
+func (NopObserver) OnEvent(Event) {}
 
 // observerFunc adapts a function to an Observer.
 type observerFunc func(Event)

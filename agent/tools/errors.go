@@ -1,5 +1,7 @@
-// Package tools holds the agent's tools (echo, image_scaling) and the
-// workspace sandbox that every file-touching tool goes through.
+// Package tools holds the agent's tools (echo, image_scaling), their list
+// (Names, and Build to construct them by name), and the workspace sandbox
+// that every file-touching tool goes through (an os.Root: no path the
+// model writes can leave it).
 package tools
 
 import "fmt"
