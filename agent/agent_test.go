@@ -44,7 +44,7 @@ func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-func failing(code string, retryable bool) *agenttest.FuncTool {
+func failing(code tools.Code, retryable bool) *agenttest.FuncTool {
 	return &agenttest.FuncTool{ToolName: "broken", Desc: "always fails", Fn: func(context.Context, string) (string, error) {
 		return "", &tools.Error{Code: code, Message: "it broke", Retryable: retryable}
 	}}
@@ -58,7 +58,7 @@ func (*recoverTool) Description() string { return "scales images" }
 func (*recoverTool) Execute(context.Context, string) (string, error) {
 	return "", &tools.Error{Code: tools.CodeFileNotFound, Message: "no such file"}
 }
-func (r *recoverTool) Recover(_ context.Context, _, code string) (any, bool, error) {
+func (r *recoverTool) Recover(_ context.Context, _ string, code tools.Code) (any, bool, error) {
 	r.calls++
 	if code != tools.CodeFileNotFound {
 		return nil, false, nil

@@ -24,7 +24,7 @@ type Tool = tools.Tool
 // Data with a method Truncated() bool that returns true was cut to a size
 // limit: the observation then says "truncated": true.
 type Recoverer interface {
-	Recover(ctx context.Context, input, code string) (data any, ok bool, err error)
+	Recover(ctx context.Context, input string, code tools.Code) (data any, ok bool, err error)
 }
 
 // Outcome is how a run ended.

@@ -108,12 +108,6 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Model returns the model name the client sends.
-func (c *Client) Model() string { return c.cfg.Model }
-
-// URL returns the chat-completions endpoint the client posts to.
-func (c *Client) URL() string { return c.url }
-
 // chatRequest is the request body. Its field order is the wire order, so
 // the same call always marshals to the same bytes.
 type chatRequest struct {

@@ -398,7 +398,7 @@ func TestNewClient(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			if diff := cmp.Diff(tt.wantURL, c.URL()); diff != "" {
+			if diff := cmp.Diff(tt.wantURL, c.url); diff != "" {
 				t.Errorf("URL mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -442,7 +442,7 @@ func TestIsRetryableNonAPIErrors(t *testing.T) {
 func TestClientURLKeepsQuery(t *testing.T) {
 	c, err := NewClient(Config{BaseURL: "http://127.0.0.1:9/v1/?code=abc"})
 	require.NoError(t, err)
-	require.Equal(t, "http://127.0.0.1:9/v1/chat/completions?code=abc", c.URL())
+	require.Equal(t, "http://127.0.0.1:9/v1/chat/completions?code=abc", c.url)
 	_, err = NewClient(Config{BaseURL: "http:///v1"})
 	require.ErrorContains(t, err, "not a URL with a host")
 }

@@ -257,12 +257,12 @@ func ParseScalingInput(input string) (ScalingInput, error) {
 	return ScalingInput{Path: path, Width: width}, nil
 }
 
-// Bounds of the folder listing Recover returns: at most MaxListedImages
-// names of at most MaxListedBytes bytes in all, so that the listing fits
+// Bounds of the folder listing Recover returns: at most maxListedImages
+// names of at most maxListedBytes bytes in all, so that the listing fits
 // in an observation whatever the folder holds.
 const (
-	MaxListedImages = 50
-	MaxListedBytes  = 1000
+	maxListedImages = 50
+	maxListedBytes  = 1000
 )
 
 // imageList is what Recover returns for file_not_found.
@@ -283,12 +283,12 @@ func (l imageList) Truncated() bool { return l.MoreImages > 0 }
 // slash paths) in the folder of the requested path, or in its nearest
 // existing parent folder inside the workspace, as
 // {"dir":"picture","available_images":["picture/window.jpg"]}. The list
-// holds the first MaxListedImages names, within MaxListedBytes; a longer
+// holds the first 50 names, within 1000 bytes; a longer
 // one says how many it leaves out as "more_images": N, and its Truncated
 // method reports true. ok is false for any other code, for an unparseable
 // input or a path outside the workspace, and when the folder holds no
 // images.
-func (t *ImageScaling) Recover(ctx context.Context, input, code string) (any, bool, error) {
+func (t *ImageScaling) Recover(ctx context.Context, input string, code Code) (any, bool, error) {
 	if code != CodeFileNotFound {
 		return nil, false, nil
 	}
@@ -317,7 +317,7 @@ func (t *ImageScaling) Recover(ctx context.Context, input, code string) (any, bo
 	size := 0
 	for _, n := range names {
 		p := filepath.ToSlash(filepath.Join(dir, n))
-		if len(list.AvailableImages) == MaxListedImages || size+len(p) > MaxListedBytes {
+		if len(list.AvailableImages) == maxListedImages || size+len(p) > maxListedBytes {
 			break
 		}
 		list.AvailableImages = append(list.AvailableImages, p)

@@ -36,7 +36,7 @@ var (
 		Execute(context.Context, string) (string, error)
 	} = (*ImageScaling)(nil)
 	_ interface {
-		Recover(context.Context, string, string) (any, bool, error)
+		Recover(context.Context, string, Code) (any, bool, error)
 	} = (*ImageScaling)(nil)
 )
 
@@ -212,7 +212,8 @@ func leftoverTemps(t *testing.T, ws *Workspace) []string {
 	var found []string
 	filepath.WalkDir(ws.Root(), func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), ".tmp-") {
-			found = append(found, ws.Rel(p))
+			rel, _ := filepath.Rel(ws.Root(), p)
+			found = append(found, filepath.ToSlash(rel))
 		}
 		return nil
 	})
@@ -248,7 +249,7 @@ func TestImageScalingExecute(t *testing.T) {
 		clientTimeout time.Duration
 		ctxTimeout    time.Duration
 		want          *result
-		wantCode      string
+		wantCode      Code
 		wantRetry     bool
 		wantMsg       []string // substrings of the error message
 		wantNoCall    bool     // the service must not be called
@@ -529,8 +530,8 @@ func TestImageScalingRecoverCapped(t *testing.T) {
 		nameLen   int // bytes of each file name
 		wantCount int
 	}{
-		{name: "by count", files: 200, nameLen: 8, wantCount: MaxListedImages},
-		{name: "by bytes", files: 40, nameLen: 95, wantCount: MaxListedBytes / len("many/"+strings.Repeat("x", 95))},
+		{name: "by count", files: 200, nameLen: 8, wantCount: maxListedImages},
+		{name: "by bytes", files: 40, nameLen: 95, wantCount: maxListedBytes / len("many/"+strings.Repeat("x", 95))},
 		{name: "under both", files: 5, nameLen: 8, wantCount: 5},
 	}
 	for _, tt := range tests {
@@ -557,7 +558,7 @@ func TestImageScalingRecoverCapped(t *testing.T) {
 			require.Equal(t, tt.files > tt.wantCount, list.Truncated())
 			b, err := json.Marshal(got)
 			require.NoError(t, err)
-			require.LessOrEqual(t, len(b), MaxListedBytes+MaxListedImages*3+100, "the listing stays small")
+			require.LessOrEqual(t, len(b), maxListedBytes+maxListedImages*3+100, "the listing stays small")
 		})
 	}
 }
@@ -683,7 +684,7 @@ func TestImageScalingRecover(t *testing.T) {
 	tests := []struct {
 		name   string
 		input  string
-		code   string
+		code   Code
 		want   any
 		wantOK bool
 	}{
@@ -748,7 +749,8 @@ func TestImageScalingBundledWorkspace(t *testing.T) {
 	tool := NewImageScaling(ws, srv.URL, srv.Client())
 
 	tests := []struct {
-		input, want, wantCode string
+		input, want string
+		wantCode    Code
 	}{
 		{input: "./picture/window.jpg 256", want: `{"output":"picture/window_256.jpg","width":256,"height":171}`},
 		{input: "picture/door.png 150", want: `{"output":"picture/door_150.png","width":150,"height":100}`},

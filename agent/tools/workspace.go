@@ -14,10 +14,11 @@ import (
 )
 
 // Workspace is the folder a file-touching tool may read and write. Every
-// path a model supplies goes through Resolve, and every open, create,
-// stat, link and rename goes through an os.Root opened on the folder, so
-// no path component — a symbolic link, "..", or one swapped in while the
-// tool runs — can lead outside it. Symbolic links inside the workspace are
+// path a model supplies is checked lexically first (empty, NUL, "..",
+// absolute outside), and every open, create, stat, link and rename goes
+// through an os.Root opened on the folder, so no path component — a
+// symbolic link, "..", or one swapped in while the tool runs — can lead
+// outside it. Symbolic links inside the workspace are
 // followed when they are relative and stay inside; absolute links are
 // refused (os.Root's rule).
 type Workspace struct {
@@ -59,36 +60,16 @@ func (w *Workspace) Root() string { return w.root }
 // the workspace fail afterwards.
 func (w *Workspace) Close() error { return w.fs.Close() }
 
-// Resolve turns a model-supplied path (relative to the root, optionally
-// with a leading "./", or absolute inside the root) into an absolute path
-// inside the root. The returned path keeps the model's spelling below the
-// root; symlinks in it are allowed as long as they stay inside the root.
+// stat resolves a model-supplied path (relative to the root, optionally
+// with a leading "./", or absolute inside the root) to a cleaned
+// root-relative native path, the name every w.fs call takes, and stats
+// what it points to. Symlinks are followed as long as they stay inside the
+// root.
 //
 // Errors are *Error: invalid_input for an empty path or one with a NUL
 // byte, path_outside_workspace for ".." escapes, absolute paths outside
 // the root and symlinks that leave it, file_not_found when nothing exists
 // at the path (the message names the path as the model wrote it).
-func (w *Workspace) Resolve(p string) (string, error) {
-	rel, _, err := w.stat(p)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(w.root, rel), nil
-}
-
-// Rel returns the workspace-relative slash path of an absolute path inside
-// the root ("." for the root itself). A path outside the root is returned
-// unchanged.
-func (w *Workspace) Rel(abs string) string {
-	rel, err := filepath.Rel(w.root, abs)
-	if err != nil || !local(rel) {
-		return abs
-	}
-	return filepath.ToSlash(rel)
-}
-
-// stat resolves p as Resolve does and returns its root-relative native
-// path (the name every w.fs call takes) and what it points to.
 func (w *Workspace) stat(p string) (string, fs.FileInfo, error) {
 	rel, err := w.lexical(p)
 	if err != nil {
