@@ -535,6 +535,7 @@ func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, w
 	if err != nil {
 		return in, hash, err
 	}
+	defer workspace.Close()
 	ts, err := tools.Build(sc.Tools, tools.Deps{Workspace: workspace, ImageBaseURL: svc.imageBase, ImageClient: svc.rec.Image().Client()})
 	if err != nil {
 		return in, hash, err
