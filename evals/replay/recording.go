@@ -261,7 +261,7 @@ func (r *Recording) Close(meta Meta, decisions []byte) error {
 		return fmt.Errorf("record %s: %w", r.id, err)
 	}
 	if err := r.complete(); err != nil {
-		return fmt.Errorf("record %s: %w: %w", r.id, ErrIncomplete, err)
+		return fmt.Errorf("%w: %w", ErrIncomplete, err)
 	}
 	if err := r.base.WriteFile(path.Join(r.work, DecisionsFile), decisions, 0o644); err != nil {
 		return fmt.Errorf("record %s: %w", r.id, err)
