@@ -375,7 +375,7 @@ func (r *Runner) replayJob(ctx context.Context, j Job, ws string) (RunInput, err
 func (r *Runner) replay(ctx context.Context, j Job, ws string, rec *replay.Recording) (RunInput, error) {
 	svc := services{rec: rec, llmBase: replayLLMHost + rec.BasePath(), model: rec.Meta().Model,
 		imageBase: replayImageBase, clock: agent.NoSleepClock{}}
-	in, _, err := r.runAgent(ctx, j, ws, svc, rec.Meta().PromptHash)
+	in, _, err := r.runAgent(ctx, j, ws, svc, rec)
 	if err != nil {
 		return in, err
 	}
@@ -409,7 +409,7 @@ func (r *Runner) recordJob(ctx context.Context, j Job, ws string) (RunInput, err
 	}
 	defer rec.Discard()
 	svc.rec = rec
-	in, hash, err := r.runAgent(ctx, j, ws, svc, "")
+	in, hash, err := r.runAgent(ctx, j, ws, svc, nil)
 	if err != nil {
 		return in, err
 	}
@@ -523,9 +523,9 @@ func (r *Runner) verify(ctx context.Context, j Job, rec *replay.Recording, live 
 }
 
 // runAgent copies the scenario's workspace, builds the tools, the prompt,
-// the model client and the agent on svc, and runs the task. wantHash, when
-// set, is the recorded prompt hash the rendered prompt must have.
-func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, wantHash string) (in RunInput, hash string, err error) {
+// the model client and the agent on svc, and runs the task. When replaying
+// (recorded set), the rendered prompt must be the one recorded.
+func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, recorded *replay.Recording) (in RunInput, hash string, err error) {
 	sc := j.Scenario
 	in.Workspace = ws
 	if err := r.copyWorkspace(sc, ws); err != nil {
@@ -545,9 +545,10 @@ func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, w
 		return in, hash, err
 	}
 	hash = replay.PromptHash(system, sc.Tools...)
-	if wantHash != "" && wantHash != hash {
-		return in, hash, fmt.Errorf("%w (%s/%s: prompt %q recorded with hash %.12s, current hash %.12s); re-record with: %s",
-			replay.ErrStaleCassette, svc.rec.Dir(), replay.MetaFile, j.Prompt, wantHash, hash, r.rerecordHint(j))
+	if recorded != nil {
+		if err := recorded.CheckPrompt(hash); err != nil {
+			return in, hash, fmt.Errorf("%w; re-record with: %s", err, r.rerecordHint(j))
+		}
 	}
 	client, err := llm.NewClient(llm.Config{BaseURL: svc.llmBase, APIKey: svc.apiKey, Model: svc.model, HTTPClient: svc.rec.LLM().Client()})
 	if err != nil {

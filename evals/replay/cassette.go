@@ -46,7 +46,6 @@ type config struct {
 	transport  http.RoundTripper
 	secrets    []string
 	hint       string
-	promptHash string
 	maxBody    int64
 	maxFile    int64
 	modelMax   int64
@@ -95,13 +94,6 @@ func WithModelMaxResponseBytes(n int64) Option {
 // and the limit.
 func WithMaxCassetteBytes(n int64) Option {
 	return func(c *config) { c.maxFile = n }
-}
-
-// WithPromptHash makes Open in ModeReplay check the meta.json beside the
-// cassette first (see CheckPrompt) and fail with ErrStaleCassette, before
-// any request is made, when the recorded prompt hash differs from hash.
-func WithPromptHash(hash string) Option {
-	return func(c *config) { c.promptHash = hash }
 }
 
 // WithIgnoreJSONFields names volatile JSON object keys (request ids,
@@ -246,11 +238,6 @@ func open(root *os.Root, dir, name, path string, mode Mode, opts []Option) (*Cas
 	c.cfg.maxBody, c.cfg.maxFile = DefaultMaxResponseBytes, DefaultMaxCassetteBytes
 	for _, o := range opts {
 		o(&c.cfg)
-	}
-	if mode == ModeReplay && c.cfg.promptHash != "" {
-		if err := CheckPrompt(filepath.Dir(path), c.cfg.promptHash); err != nil {
-			return nil, fmt.Errorf("open cassette %s: %w%s", path, err, c.hintLine())
-		}
 	}
 	if mode != ModeRecord {
 		data, err := c.readFile()

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -176,8 +175,8 @@ func (r *Recording) readSidecars() error {
 		}
 		return fmt.Errorf("read meta: %w", err)
 	}
-	if err := json.Unmarshal(data, &r.meta); err != nil {
-		return fmt.Errorf("read meta %s: %w", r.display(path.Join(r.work, MetaFile)), err)
+	if r.meta, err = decodeMeta(data, r.display(path.Join(r.work, MetaFile))); err != nil {
+		return err
 	}
 	m := r.meta
 	// A recording copied into another folder is not another trial.
@@ -266,9 +265,9 @@ func (r *Recording) Close(meta Meta, decisions []byte) error {
 	if err := r.base.WriteFile(path.Join(r.work, DecisionsFile), decisions, 0o644); err != nil {
 		return fmt.Errorf("record %s: %w", r.id, err)
 	}
-	data, err := json.MarshalIndent(meta, "", "  ")
+	data, err := encodeMeta(meta)
 	if err == nil {
-		err = r.base.WriteFile(path.Join(r.work, MetaFile), append(data, '\n'), 0o644)
+		err = r.base.WriteFile(path.Join(r.work, MetaFile), data, 0o644)
 	}
 	if err != nil {
 		return fmt.Errorf("record %s: %w", r.id, err)
