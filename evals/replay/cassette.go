@@ -43,13 +43,13 @@ func Dir(root, scenario, prompt string, trial int) string {
 type Option func(*config)
 
 type config struct {
-	transport  http.RoundTripper
-	secrets    []string
-	hint       string
-	maxBody    int64
-	maxFile    int64
-	modelMax   int64
-	ignore     map[string]bool
+	transport http.RoundTripper
+	secrets   []string
+	hint      string
+	maxBody   int64
+	maxFile   int64
+	modelMax  int64
+	ignore    map[string]bool
 }
 
 // WithTransport sets the real transport that ModeRecord and

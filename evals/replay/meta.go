@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
 )
 
 // MetaFile is the name of the sidecar beside a run's cassettes.
