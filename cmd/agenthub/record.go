@@ -9,10 +9,6 @@ import (
 	"github.com/agenthub/agenthub/evals/replay"
 )
 
-func init() {
-	register(command{name: "record", summary: "run scenarios live and write their cassettes", run: runRecord})
-}
-
 func runRecord(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "record", "record [flags] (--scripted | --base-url URL --model M)",
 		"agenthub record --scripted --run '^echo-' --prompt react-text")
@@ -65,24 +61,12 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 	if len(jobs) == 0 {
 		return usageErrorf("record: no scenario run matches the selection")
 	}
-	if e.isTerminal {
-		runner.Progress = progressPrinter(e.stderr)
-	}
-	runs := runner.Run(ctx, jobs)
-	if e.isTerminal {
-		fmt.Fprint(e.stderr, "\r\033[K")
-	}
-	rep := evals.NewReport(runs)
+	rep := runJobs(ctx, e, runner, jobs)
 	if err := evals.RenderTable(e.stdout, rep); err != nil {
 		return err
 	}
 	s := rep.Summary
 	fmt.Fprintf(e.stdout, "recorded %d of %d runs into %s\n", s.Total-s.Error, s.Total, sel.cassettes)
-	switch {
-	case s.Error > 0:
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error)}
-	case s.Fail > 0:
-		return failedErrorf("record: %d recorded runs do not meet their expectations", s.Fail)
-	}
-	return nil
+	return verdictError(s.Group, fmt.Sprintf("record: %d recorded runs do not meet their expectations", s.Fail),
+		fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error))
 }
