@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -13,6 +14,7 @@ import (
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
+	"github.com/agenthub/agenthub/internal/durationflag"
 )
 
 func runRun(ctx context.Context, e *env, args []string) error {
@@ -25,23 +27,15 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	workspace := fs.String("workspace", ".", "folder the tools may read and write; paths outside it are refused")
 	prompt := fs.String("prompt", agent.DefaultPrompt, "prompt variant: "+strings.Join(agent.PromptVariants(), ", "))
 	maxSteps := fs.Int("max-steps", agent.DefaultMaxSteps, "most model calls in the run")
-	timeout := durationFlag(fs, "timeout", agent.DefaultTimeout, "deadline of the whole run, a `duration` with a unit (e.g. 60s, 2m)")
+	timeout := new(time.Duration)
+	durationflag.Var(fs, timeout, "timeout", agent.DefaultTimeout, "deadline of the whole run, a `duration` with a unit (e.g. 60s, 2m)")
 	tracePath := fs.String("trace", "", "also write the trace as JSON Lines to this file")
 	quiet := fs.Bool("q", false, "no console trace on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usageErrorf("run: want exactly one TASK argument (quote it), got %d (run 'agenthub run -h')", fs.NArg())
-	}
-	if strings.TrimSpace(fs.Arg(0)) == "" {
-		return usageErrorf("run: the TASK is empty")
-	}
-	if *maxSteps < 1 {
-		return usageErrorf("run: --max-steps must be at least 1, got %d", *maxSteps)
-	}
-	if *timeout <= 0 {
-		return usageErrorf("run: --timeout must be positive, got %s", *timeout)
+	if err := checkRunArgs(fs, *maxSteps, *timeout); err != nil {
+		return err
 	}
 	task := fs.Arg(0)
 	key := e.getenv(*keyEnv)
@@ -93,6 +87,23 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return failedErrorf("run: the model gave up: %s", res.Answer)
 	}
 	return failedErrorf("run: %s: %v", res.Outcome, runErr)
+}
+
+// checkRunArgs checks the TASK argument and the budgets of run.
+func checkRunArgs(fs *flag.FlagSet, maxSteps int, timeout time.Duration) error {
+	if fs.NArg() != 1 {
+		return usageErrorf("run: want exactly one TASK argument (quote it), got %d (run 'agenthub run -h')", fs.NArg())
+	}
+	if strings.TrimSpace(fs.Arg(0)) == "" {
+		return usageErrorf("run: the TASK is empty")
+	}
+	if maxSteps < 1 {
+		return usageErrorf("run: --max-steps must be at least 1, got %d", maxSteps)
+	}
+	if timeout <= 0 {
+		return usageErrorf("run: --timeout must be positive, got %s", timeout)
+	}
+	return nil
 }
 
 // isLocalURL reports whether a base URL points at this machine, where
