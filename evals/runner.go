@@ -72,7 +72,8 @@ type RecordConfig struct {
 	// discarded).
 	Logger *slog.Logger
 	// KeepFailed, when set, is a folder that receives each recording that
-	// was not saved (incomplete, or not replayable) as
+	// was not saved because it was incomplete or not replayable (never one
+	// refused for a secret) as
 	// KeepFailed/<scenario>/<prompt>/<trial>, for inspection; the committed
 	// recording is never touched.
 	KeepFailed string
@@ -338,7 +339,7 @@ func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
 	}
 	in.Prompt, in.Trial = j.Prompt, j.Trial
 	rep := Score(j.Scenario, in)
-	rep.NotRecorded = errors.Is(in.HarnessErr, replay.ErrIncomplete)
+	rep.NotRecorded = errors.Is(in.HarnessErr, replay.ErrIncomplete) || errors.Is(in.HarnessErr, replay.ErrSecretLeak)
 	return rep
 }
 

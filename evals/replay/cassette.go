@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -690,20 +692,39 @@ func (c *Cassette) verify(data []byte, want []*cassette.Interaction) error {
 	if d := cmp.Diff(want, back.Interactions, cmpopts.IgnoreUnexported(cassette.Response{}, cassette.Interaction{}), cmpopts.EquateEmpty()); d != "" {
 		return fmt.Errorf("re-read differs from what was recorded (-recorded +read):\n%s", d)
 	}
-	if err := scanSecrets(data, c.path, c.cfg.secrets); err != nil {
-		return err
-	}
+	// Each part of each interaction first, so that a finding names where
+	// it is (bodies written as !!binary are base64 in the file: they are
+	// scanned decoded); then the whole file, as a backstop.
+	name := c.name
 	for i, in := range back.Interactions {
-		// Bodies written as !!binary are base64 in the file: scan them
-		// decoded too.
-		for _, b := range []struct{ side, body string }{{"request", in.Request.Body}, {"response", in.Response.Body}} {
-			where := fmt.Sprintf("%s interaction %d %s body", c.path, i, b.side)
-			if err := scanSecrets([]byte(b.body), where, c.cfg.secrets); err != nil {
+		parts := []struct{ part, text string }{
+			{"request url", in.Request.URL},
+			{"request headers", headerText(in.Request.Headers)},
+			{"request form", in.Request.Form.Encode()},
+			{"request body", in.Request.Body},
+			{"response headers", headerText(in.Response.Headers)},
+			{"response body", in.Response.Body},
+		}
+		for _, p := range parts {
+			where := fmt.Sprintf("%s interaction %d (%s %s) %s", name, i, in.Request.Method, redactURL(in.Request.URL), p.part)
+			if err := scanSecrets([]byte(p.text), where, c.cfg.secrets); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
+	return scanSecrets(data, name, c.cfg.secrets)
+}
+
+// headerText renders headers one "Name: value" per line, sorted, for the
+// secret scan.
+func headerText(h http.Header) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[k] {
+			b.WriteString(k + ": " + v + "\n")
+		}
+	}
+	return b.String()
 }
 
 // writeAtomic writes data to a hidden temporary file beside the cassette,

@@ -227,16 +227,17 @@ func (r *Recording) openCassettes(opts []Option) error {
 		}
 		return fmt.Errorf("open recording %s: %w", r.Dir(), err)
 	}
-	dir := r.display(r.work)
+	// Messages name the run's folder, not the hidden stage.
+	dir := r.display(r.id.rel())
 	model := append(opts[:len(opts):len(opts)], func(c *config) {
 		if c.modelMax > 0 {
 			c.maxBody = c.modelMax
 		}
 	})
-	if r.llm, err = open(r.workDir, dir, LLMCassette, path.Join(dir, LLMCassette), r.mode, model); err != nil {
+	if r.llm, err = open(r.workDir, "", LLMCassette, path.Join(dir, LLMCassette), r.mode, model); err != nil {
 		return err
 	}
-	r.image, err = open(r.workDir, dir, ImageCassette, path.Join(dir, ImageCassette), r.mode, opts)
+	r.image, err = open(r.workDir, "", ImageCassette, path.Join(dir, ImageCassette), r.mode, opts)
 	return err
 }
 
@@ -257,7 +258,10 @@ func (r *Recording) Close(meta Meta, decisions []byte) error {
 		return errors.Join(r.llm.Close(), r.image.Close())
 	}
 	if err := errors.Join(r.llm.Close(), r.image.Close()); err != nil {
-		return fmt.Errorf("record %s: %w", r.id, err)
+		if errors.Is(err, ErrSecretLeak) {
+			return fmt.Errorf("%w (nothing was saved, not even with --keep-failed: a cassette must never hold a key; if the text is not a real key, change the scenario's task or script that carries it)", err)
+		}
+		return err
 	}
 	if err := r.complete(); err != nil {
 		return fmt.Errorf("%w: %w", ErrIncomplete, err)
@@ -346,6 +350,11 @@ func (r *Recording) Discard() {
 	}
 	if r.mode != ModeReplay && !r.closed && r.work != "" {
 		r.base.RemoveAll(r.work)
+		// Folders created for a first recording that was not kept go too
+		// (Remove refuses a folder that is not empty).
+		parent := path.Dir(r.id.rel())
+		r.base.Remove(parent)
+		r.base.Remove(path.Dir(parent))
 	}
 	r.closed = true
 }
