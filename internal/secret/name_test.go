@@ -1,9 +1,13 @@
 package secret
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
 )
 
 func TestIsSecretName(t *testing.T) {
@@ -82,5 +86,35 @@ func TestWords(t *testing.T) {
 		if diff := cmp.Diff(tt.want, words(tt.in)); diff != "" {
 			t.Errorf("words(%q) mismatch (-want +got):\n%s", tt.in, diff)
 		}
+	}
+}
+
+// TestDocListsNames: the package doc lists exactly the secret words and
+// qualifiers in use.
+func TestDocListsNames(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	text := strings.ReplaceAll(strings.ReplaceAll(string(doc), "\n// ", " "), "\n//", " ")
+	list := func(intro string) []string {
+		_, rest, ok := strings.Cut(text, intro)
+		require.True(t, ok, "doc has no %q", intro)
+		rest, _, _ = strings.Cut(rest, ".")
+		var out []string
+		for _, w := range strings.Split(rest, ",") {
+			w, _, _ = strings.Cut(strings.TrimSpace(w), " ")
+			out = append(out, w)
+		}
+		return out
+	}
+	var words []string
+	for w := range secretWords {
+		words = append(words, w)
+	}
+	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
+	if diff := cmp.Diff(words, list("The secret words:"), sorted); diff != "" {
+		t.Errorf("secret words in the doc mismatch (-code +doc):\n%s", diff)
+	}
+	if diff := cmp.Diff(qualifiers, list("The qualifiers:"), sorted); diff != "" {
+		t.Errorf("qualifiers in the doc mismatch (-code +doc):\n%s", diff)
 	}
 }
