@@ -59,6 +59,8 @@ type Detector struct {
 	// forms are the secrets in use in every form looked for, longest
 	// first, deduplicated.
 	forms [][]byte
+	// raw are the secrets in use as given, for cut-off copies.
+	raw [][]byte
 }
 
 // New returns a Detector for the given secrets in use (values shorter than
@@ -71,6 +73,7 @@ func New(secrets ...string) *Detector {
 		if len(s) < MinLen {
 			continue
 		}
+		d.raw = append(d.raw, []byte(s))
 		for _, f := range escapedForms(s) {
 			if !seen[f] {
 				seen[f] = true
@@ -158,8 +161,36 @@ func (d *Detector) each(data []byte, firstOnly bool, yield func(Finding)) {
 				off += i + 1
 			}
 		}
+		d.eachCut(data, firstOnly, yield)
 	}
 	scanShapes(data, firstOnly, yield)
+}
+
+// eachCut finds secrets in use cut off by a display limit: at least
+// MinLen bytes of a secret's start right before "…" (as the console trace
+// shortens long inputs). The finding includes the "…".
+func (d *Detector) eachCut(data []byte, firstOnly bool, yield func(Finding)) {
+	for off := 0; off < len(data); {
+		i := bytes.Index(data[off:], []byte(ellipsis))
+		if i < 0 {
+			return
+		}
+		i += off
+		off = i + len(ellipsis)
+		found := false
+		for _, s := range d.raw {
+			for k := min(len(s)-1, i); k >= MinLen; k-- {
+				if bytes.Equal(data[i-k:i], s[:k]) {
+					yield(Finding{Kind: InUse, Start: i - k, End: off})
+					found = true
+					break
+				}
+			}
+		}
+		if found && firstOnly {
+			return
+		}
+	}
 }
 
 // Mask returns data with every finding masked (see Mask): the bytes of a

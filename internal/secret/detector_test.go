@@ -142,6 +142,8 @@ func TestFindInUse(t *testing.T) {
 		{name: "short values are ignored", secrets: []string{"short"}, text: "a short text"},
 		{name: "an empty value is ignored", secrets: []string{""}, text: "anything"},
 		{name: "the first of several", secrets: []string{"second-secret", "first-secret"}, text: "first-secret then second-secret", want: "first-secret"},
+		{name: "cut off by the console trace", secrets: []string{key}, text: "tool echo(" + key[:12] + "…", want: key[:12] + "…"},
+		{name: "too little cut off to tell", secrets: []string{key}, text: "tool echo(" + key[:5] + "…"},
 		{name: "in use before key-shaped at the same offset", secrets: []string{deepSeek}, text: deepSeek, want: deepSeek},
 	}
 	for _, tt := range tests {
@@ -173,6 +175,7 @@ func TestMask(t *testing.T) {
 		{name: "a key shape", in: "k=" + deepSeek + "&", want: "k=sk-0…&"},
 		{name: "bearer keeps the scheme", in: "Bearer " + bearerTok, want: "Bearer abc1…"},
 		{name: "the whole token around a key in use", in: "xx_test-key-ABCDEFGH12345678_yy", want: "xx_t…"},
+		{name: "a key cut off by the console", in: "echo(test-key-ABCDEF…", want: "echo(test…"},
 		{name: "two findings", in: awsKey + " and " + githubPAT, want: "AKIA… and ghp_…"},
 		{name: "overlapping findings", in: "Bearer " + jwt, want: "Bearer eyJh…"},
 		{name: "JSON escapes kept whole", in: `{"pw":"p\\ss\"word"}`, want: `{"pw":"p\\s…"}`},
@@ -298,7 +301,7 @@ func BenchmarkMask(b *testing.B) {
 func FuzzMask(f *testing.F) {
 	for _, s := range []string{openAIKey, anthropic, zhipu, google, githubPAT, githubFine, awsKey, slackBot, slackApp, jwt,
 		"Bearer " + bearerTok, "x test-key-ABCDEFGH12345678 y", `{"pw":"p\\ss\"word"}`, "AKIA" + "IOSFODNN7EXAMPL" + "test-key-ABCDEFGH12345678",
-		hex32 + "." + "test-key-ABCDEFGH12345678", "Bearer abc/test-key-ABCDEFGH12345678", string(cassetteLike(2000))} {
+		hex32 + "." + "test-key-ABCDEFGH12345678", "Bearer abc/test-key-ABCDEFGH12345678", "echo(test-key-ABCDEF…)", "k3y/with+o…", string(cassetteLike(2000))} {
 		f.Add(s)
 	}
 	d := New("test-key-ABCDEFGH12345678", `p\ss"word`, "k3y/with+odd=chars")

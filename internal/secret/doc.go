@@ -10,7 +10,9 @@
 // is ignored: it would match ordinary text. Each value is also looked for
 // URL-escaped (query and path escaping), JSON-escaped (as encoding/json
 // writes it, and with "/" written "\/" as some providers echo it) and with
-// those escapes' backslashes doubled (a YAML double-quoted string).
+// those escapes' backslashes doubled (a YAML double-quoted string). A
+// value cut off by a display limit is found too: at least MinLen bytes of
+// its start right before "…", as the console trace shortens long inputs.
 //
 // # Key shapes
 //
