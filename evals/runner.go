@@ -27,6 +27,7 @@ import (
 	"github.com/agenthub/agenthub/evals/replay"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
+	"github.com/agenthub/agenthub/internal/secret"
 	"github.com/agenthub/agenthub/internal/version"
 	"github.com/agenthub/agenthub/parser"
 )
@@ -53,8 +54,9 @@ type Provider struct {
 	// BaseURL and Model reach a real OpenAI-compatible provider when
 	// Scripted is false.
 	BaseURL, Model string
-	// APIKey is the provider's key (sent as a bearer token). Whenever it is
-	// set, scripted or not, every saved cassette is scanned for it.
+	// APIKey is the provider's key, sent as a bearer token to a real
+	// provider (never to the scripted model). Whenever it is set, scripted
+	// or not, every saved cassette is scanned for it.
 	APIKey string
 }
 
@@ -455,7 +457,9 @@ func (r *Runner) startServices(j Job, svc *services) (stop func(), err error) {
 		}
 		srv := httptest.NewServer(scriptedmodel.New(turns))
 		closers = append(closers, srv.Close)
-		svc.llmBase, svc.model, svc.clock = srv.URL+"/v1", "scripted", agent.NoSleepClock{}
+		// The scripted model is never sent the key (cassettes must not
+		// depend on the environment); it is still scanned for.
+		svc.llmBase, svc.model, svc.clock, svc.apiKey = srv.URL+"/v1", "scripted", agent.NoSleepClock{}, ""
 	}
 	svc.imageBase = cfg.ImageURL
 	if svc.imageBase == "" {
@@ -479,10 +483,8 @@ func (r *Runner) recordOptions(llmBase string) []replay.Option {
 		secrets = append(secrets, cfg.Provider.APIKey)
 	}
 	for _, base := range []string{llmBase, cfg.ImageURL} {
-		if u, err := url.Parse(base); err == nil && u.User != nil {
-			if pw, ok := u.User.Password(); ok && pw != "" {
-				secrets = append(secrets, pw)
-			}
+		if pw := secret.URLPassword(base); pw != "" {
+			secrets = append(secrets, pw)
 		}
 	}
 	return []replay.Option{replay.WithSecrets(secrets...), replay.WithTransport(http.DefaultTransport),

@@ -39,7 +39,9 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 	case *scripted && *baseURL != "":
 		return usageErrorf("record: --scripted and --base-url exclude each other")
 	case *scripted:
-		p.Scripted = true
+		// The scripted model needs no key, but one set in the environment
+		// is a secret all the same: the saved cassettes are scanned for it.
+		p = evals.Provider{Scripted: true, APIKey: e.getenv(*keyEnv)}
 	case *baseURL != "":
 		if *model == "" {
 			return usageErrorf("record: --base-url needs --model")

@@ -15,6 +15,7 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/internal/durationflag"
+	"github.com/agenthub/agenthub/internal/secret"
 )
 
 func runRun(ctx context.Context, e *env, args []string) error {
@@ -55,9 +56,14 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	ts := []agent.Tool{&tools.Echo{}, tools.NewImageScaling(ws, *imageURL, &http.Client{Timeout: 30 * time.Second})}
 
+	// The key (and a password in the base URL) never reaches the console,
+	// the trace or the answer; nor does anything key-shaped.
+	mask := secret.New(key, secret.URLPassword(*baseURL))
 	var observers []agent.Observer
 	if !*quiet {
-		observers = append(observers, agent.NewConsoleObserver(e.stderr))
+		console := secret.NewWriter(e.stderr, mask)
+		defer console.Flush()
+		observers = append(observers, agent.NewConsoleObserver(console))
 	}
 	var jsonl *agent.JSONLObserver
 	if *tracePath != "" {
@@ -66,7 +72,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			return usageErrorf("run: trace: %v", err)
 		}
 		defer f.Close()
-		jsonl = agent.NewJSONLObserver(f)
+		tw := secret.NewWriter(f, mask)
+		defer tw.Flush() // before Close; every event ends its line, so nothing waits
+		jsonl = agent.NewJSONLObserver(tw)
 		observers = append(observers, jsonl)
 	}
 	a, err := agent.New(client, ts, agent.Config{MaxSteps: *maxSteps, Timeout: *timeout, Prompt: *prompt}, agent.WithObserver(agent.MultiObserver(observers...)))
@@ -80,13 +88,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if res.Outcome == agent.OutcomeFinalAnswer {
 		// The answer is model output: control characters (terminal
 		// escapes) are shown, never sent to the terminal.
-		fmt.Fprintln(e.stdout, agent.Printable(res.Answer))
+		fmt.Fprintln(e.stdout, mask.MaskString(agent.Printable(res.Answer)))
 		return nil
 	}
 	if res.Outcome == agent.OutcomeGiveUp {
-		return failedErrorf("run: the model gave up: %s", res.Answer)
+		return failedErrorf("run: the model gave up: %s", mask.MaskString(res.Answer))
 	}
-	return failedErrorf("run: %s: %v", res.Outcome, runErr)
+	return failedErrorf("run: %s: %s", res.Outcome, mask.MaskString(fmt.Sprint(runErr)))
 }
 
 // checkRunArgs checks the TASK argument and the budgets of run.
