@@ -107,6 +107,14 @@ func TestRecordNeverLosesData(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(zeros.Bytes())
 		}, want: "response over 8 MiB"},
+		{name: "rate limited for good", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"error":{"code":"1113","message":"quota exhausted"}}`)
+		}, want: "the provider answered no model call with a reply"},
+		{name: "garbage body", handler: func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "<html>bad gateway</html>")
+		}, want: "the provider answered no model call with a reply"},
 		{name: "endless body", handler: func(w http.ResponseWriter, r *http.Request) {
 			chunk := bytes.Repeat([]byte("a"), 1<<16)
 			for i := 0; i < 100<<4; i++ { // 100 MiB
@@ -196,4 +204,37 @@ func TestSecretRefusesRecording(t *testing.T) {
 	require.Contains(t, runs[0].Error, `llm.yaml interaction 0 (POST http://localhost/v1/chat/completions) request body line 1: key-shaped string (openai-api-key) "sk-a…"`)
 	require.Empty(t, tree(t, keep), "a secret is never kept")
 	require.Empty(t, tree(t, filepath.Join(dir, "cassettes")), "nothing left in the cassette folder")
+}
+
+// TestEscapedKeyRefusesRecording: the provider sends the key in use back
+// \u-escaped inside its reply: decoded, it would land in llm.yaml and
+// decisions.json, so the recording is refused.
+func TestEscapedKeyRefusesRecording(t *testing.T) {
+	const key = "0123456789abcdef0123456789abcdef.AbCdEfGhIjKlMnOp"
+	var esc strings.Builder
+	for _, r := range key {
+		fmt.Fprintf(&esc, `\u%04x`, r)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, strings.Replace(completion("Final Answer: KEY"), "KEY", esc.String(), 1))
+	}))
+	defer srv.Close()
+	tests := []struct{ name, task string }{
+		{"escaped key in the reply", "say hi"},
+		{"zhipu-shaped key in the task", "say 0123456789abcdef0123456789abcdef.ZyXwVuTsRqPoNmLk"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := evals.ParseScenario("live.yaml", []byte(strings.Replace(providerScenario, "task: say hi", "task: "+tt.task, 1)), agent.PromptVariants())
+			require.NoError(t, err)
+			dir := t.TempDir()
+			r := &evals.Runner{Root: dir, CassetteDir: dir, Record: &evals.RecordConfig{
+				Provider: evals.Provider{BaseURL: srv.URL + "/v1", Model: "m", APIKey: key}}}
+			runs := r.Run(context.Background(), r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+			require.True(t, runs[0].NotRecorded, runs[0].Error)
+			require.Contains(t, runs[0].Error, "secret in cassette")
+			require.Empty(t, tree(t, dir))
+		})
+	}
 }

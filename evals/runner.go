@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -154,7 +155,7 @@ func (r *Runner) Plan(scenarios []*Scenario, f Filter) []Job {
 			if trials <= 0 {
 				trials = 1
 				if r.mode() == replay.ModeReplay {
-					trials = max(1, len(recordedTrials(r.cassetteDir(), sc.ID, p)))
+					trials = max(1, len(r.recordedTrials(sc.ID, p)))
 				}
 			}
 			for t := 1; t <= trials; t++ {
@@ -194,9 +195,19 @@ func (f Filter) Selects(r RunReport) bool {
 	return f.selectsRun(r.ID)
 }
 
-// recordedTrials lists the numeric trial folders of a scenario × prompt.
-func recordedTrials(dir, scenario, prompt string) []int {
-	entries, err := os.ReadDir(filepath.Join(dir, scenario, prompt))
+// recordedTrials lists the numeric trial folders of a scenario × prompt,
+// read through the cassette folder's *os.Root.
+func (r *Runner) recordedTrials(scenario, prompt string) []int {
+	_, cassettes, err := r.roots()
+	if err != nil {
+		return nil
+	}
+	f, err := cassettes.Open(path.Join(scenario, prompt))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return nil
 	}
@@ -424,6 +435,9 @@ func (r *Runner) recordJob(ctx context.Context, j Job, ws string) (RunInput, err
 		return in, err
 	}
 	err = rec.Close(r.meta(j, svc, hash), decisions)
+	if err == nil && !cfg.Provider.Scripted {
+		err = providerFailure(in.Result)
+	}
 	if err == nil {
 		err = r.verify(ctx, j, rec, in)
 	}
@@ -437,6 +451,25 @@ func (r *Runner) recordJob(ctx context.Context, j Job, ws string) (RunInput, err
 	}
 	in.RecordedModelMS, in.RecordedToolMS = recordedMS(rec.LLM()), recordedMS(rec.Image())
 	return in, err
+}
+
+// providerFailure refuses a live recording in which the provider gave no
+// model call a reply (every call ended in an API error, a rate limit or an
+// undecodable body after its retries): that records an outage or a wrong
+// base URL, not the model, and must not replace a committed recording. A
+// scripted recording may fail on purpose (the error-path scenarios), so
+// the rule is for real providers only.
+func providerFailure(res agent.Result) error {
+	for _, s := range res.Steps {
+		if s.Decision != nil || s.ParseError != nil {
+			return nil
+		}
+	}
+	why := "the run made no model call"
+	if res.Err != nil {
+		why = res.Err.Error()
+	}
+	return fmt.Errorf("%w: the provider answered no model call with a reply (%s)", replay.ErrIncomplete, why)
 }
 
 // startServices starts what a recording talks to: the scripted model or

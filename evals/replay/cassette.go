@@ -707,7 +707,7 @@ func (c *Cassette) verify(data []byte, want []*cassette.Interaction) error {
 		}
 		for _, p := range parts {
 			where := fmt.Sprintf("%s interaction %d (%s %s) %s", name, i, in.Request.Method, redactURL(in.Request.URL), p.part)
-			if err := scanSecrets([]byte(p.text), where, c.cfg.secrets); err != nil {
+			if err := scanBody([]byte(p.text), where, c.cfg.secrets); err != nil {
 				return err
 			}
 		}

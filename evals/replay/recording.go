@@ -69,8 +69,10 @@ func (id RunID) check() error {
 //  3. at least one model call got an HTTP response (a run whose model calls
 //     all failed at the transport level recorded nothing of the model).
 //
-// The harness adds a fourth condition by replaying the staged recording
-// (Verify) before it commits: the replay consumes every interaction.
+// The harness adds two conditions before it commits: a replay of the
+// staged recording (Verify) consumes every interaction and ends as the live
+// run did; and, with a real provider, at least one model call got a reply
+// (a run where every call ended in an API error records an outage).
 // Anything else leaves the committed recording untouched.
 type Recording struct {
 	id   RunID
@@ -265,6 +267,9 @@ func (r *Recording) Close(meta Meta, decisions []byte) error {
 	}
 	if err := r.complete(); err != nil {
 		return fmt.Errorf("%w: %w", ErrIncomplete, err)
+	}
+	if err := scanBody(decisions, path.Join(r.Dir(), DecisionsFile), r.llm.cfg.secrets); err != nil {
+		return fmt.Errorf("%w (nothing was saved, not even with --keep-failed: a recording must never hold a key)", err)
 	}
 	if err := r.base.WriteFile(path.Join(r.work, DecisionsFile), decisions, 0o644); err != nil {
 		return fmt.Errorf("record %s: %w", r.id, err)

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -164,4 +165,39 @@ func scanSecrets(data []byte, where string, secrets []string) error {
 	}
 	line := bytes.Count(data[:f.Start], []byte("\n")) + 1
 	return fmt.Errorf("%w: %s line %d: %s %q", ErrSecretLeak, where, line, what, secret.Mask(string(data[f.Start:f.End])))
+}
+
+// scanBody is scanSecrets on a body and, when the body is JSON, on every
+// string in it (keys and values) as decoded: a key written with \u
+// escapes ("\u0073\u006b-…") is plain text to anyone who reads it.
+func scanBody(data []byte, where string, secrets []string) error {
+	if err := scanSecrets(data, where, secrets); err != nil {
+		return err
+	}
+	var v any
+	if !json.Valid(data) || json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	var b bytes.Buffer
+	jsonStrings(v, &b)
+	return scanSecrets(b.Bytes(), where+" (JSON-decoded strings)", secrets)
+}
+
+// jsonStrings writes every string of a decoded JSON value, one per line.
+func jsonStrings(v any, b *bytes.Buffer) {
+	switch v := v.(type) {
+	case string:
+		b.WriteString(v)
+		b.WriteByte('\n')
+	case []any:
+		for _, e := range v {
+			jsonStrings(e, b)
+		}
+	case map[string]any:
+		for k, e := range v {
+			b.WriteString(k)
+			b.WriteByte('\n')
+			jsonStrings(e, b)
+		}
+	}
 }
