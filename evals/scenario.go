@@ -208,11 +208,14 @@ const (
 	PathInjectionObservation FailurePath = "injection_in_observation"
 )
 
-// FailurePaths returns every failure path in a fixed order.
+// FailurePaths returns every failure path in a fixed order: the order of
+// Score's detectors.
 func FailurePaths() []FailurePath {
-	return []FailurePath{PathParseError, PathToolNotFound, PathToolError, PathToolTimeout,
-		PathLLMRetry, PathLLMError, PathMaxSteps, PathDeadline, PathRecovery,
-		PathOutsideWorkspace, PathInjectionObservation}
+	out := make([]FailurePath, len(detectors))
+	for i, d := range detectors {
+		out[i] = d.path
+	}
+	return out
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
