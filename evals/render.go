@@ -92,37 +92,32 @@ func newTable(w io.Writer, cols, numFrom int) *tablewriter.Table {
 	)
 }
 
-// summaryRow is a per-prompt or total row of the run table.
-func summaryRow(label string, g Group, runs []RunReport) []string {
-	var calls, tools, handled, exercised, tokens int
-	var mms, tms int64
-	for _, r := range runs {
-		calls += r.ModelCalls
-		tools += r.ToolCalls
-		h, e := r.FailurePathCounts()
-		handled += h
-		exercised += e
-		tokens += r.Tokens.Prompt + r.Tokens.Completion
-		mms += r.RecordedMS.Model
-		tms += r.RecordedMS.Tool
-	}
+// summaryRow is a per-prompt or total row of the run table: the group's
+// sums, formatted.
+func summaryRow(label string, g Group) []string {
 	return []string{
 		label,
 		fmt.Sprintf("%d/%d pass", g.Pass, g.Total),
 		fmt.Sprintf("%d fail, %d error", g.Fail, g.Error),
-		strconv.Itoa(calls), strconv.Itoa(tools),
-		fmt.Sprintf("%d/%d", handled, exercised),
-		strconv.Itoa(tokens),
-		strconv.FormatInt(mms, 10), strconv.FormatInt(tms, 10),
+		strconv.Itoa(g.Sums.ModelCalls), strconv.Itoa(g.Sums.ToolCalls),
+		fmt.Sprintf("%d/%d", g.FailurePathsHandled, g.FailurePathsExercised),
+		strconv.Itoa(g.Sums.Tokens),
+		strconv.FormatInt(g.Sums.ModelMS, 10), strconv.FormatInt(g.Sums.ToolMS, 10),
 	}
 }
 
+// runRow is a run's row of the run table. The failure paths of a run the
+// harness could not judge are "-": they count in no group (see Group).
 func runRow(r RunReport) []string {
-	h, e := r.FailurePathCounts()
+	paths := "-"
+	if r.Verdict != VerdictError {
+		h, e := r.FailurePathCounts()
+		paths = fmt.Sprintf("%d/%d", h, e)
+	}
 	return []string{
 		r.ID, string(r.Verdict), string(r.Outcome),
 		strconv.Itoa(r.ModelCalls), strconv.Itoa(r.ToolCalls),
-		fmt.Sprintf("%d/%d", h, e),
+		paths,
 		strconv.Itoa(r.Tokens.Prompt + r.Tokens.Completion),
 		strconv.FormatInt(r.RecordedMS.Model, 10), strconv.FormatInt(r.RecordedMS.Tool, 10),
 	}
@@ -155,11 +150,11 @@ func RenderTable(w io.Writer, r Report) error {
 		}
 	}
 	for _, p := range promptNames(r) {
-		if err := t.Append(summaryRow("prompt "+p, r.Summary.ByPrompt[p], runsOfPrompt(r, p))); err != nil {
+		if err := t.Append(summaryRow("prompt "+p, r.Summary.ByPrompt[p])); err != nil {
 			return fmt.Errorf("render table: %w", err)
 		}
 	}
-	if err := t.Append(summaryRow("total", r.Summary.Group, r.Runs)); err != nil {
+	if err := t.Append(summaryRow("total", r.Summary.Group)); err != nil {
 		return fmt.Errorf("render table: %w", err)
 	}
 	if err := t.Render(); err != nil {
@@ -376,11 +371,9 @@ func RenderJUnit(w io.Writer, r Report) error {
 	sort.Strings(prompts)
 	for _, p := range prompts {
 		g := r.Summary.ByPrompt[p]
-		s := junitSuite{Name: p, Tests: g.Total, Failures: g.Fail, Errors: g.Error}
-		var total int64
+		s := junitSuite{Name: p, Tests: g.Total, Failures: g.Fail, Errors: g.Error, Time: msSeconds(g.Sums.ModelMS + g.Sums.ToolMS)}
 		for _, run := range runsOfPrompt(r, p) {
 			ms := run.RecordedMS.Model + run.RecordedMS.Tool
-			total += ms
 			c := junitCase{Name: run.ID, Classname: run.Scenario, Time: msSeconds(ms)}
 			switch run.Verdict {
 			case VerdictFail:
@@ -397,7 +390,6 @@ func RenderJUnit(w io.Writer, r Report) error {
 			}
 			s.Cases = append(s.Cases, c)
 		}
-		s.Time = msSeconds(total)
 		doc.Suites = append(doc.Suites, s)
 	}
 	ew := &errWriter{w: w}
