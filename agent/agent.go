@@ -74,21 +74,11 @@ func New(model llm.ChatModel, ts []Tool, cfg Config, opts ...Option) (*Agent, er
 	}
 	a.system = system
 	a.protocol = protocol
-	if cfg.Protocol != "" {
-		a.protocol = cfg.Protocol
-	}
-	a.cfg.Protocol = a.protocol
 	for _, o := range opts {
 		o(a)
 	}
 	return a, nil
 }
-
-// SystemPrompt returns the rendered system prompt the agent sends first.
-func (a *Agent) SystemPrompt() string { return a.system }
-
-// Config returns the agent's configuration with defaults filled in.
-func (a *Agent) Config() Config { return a.cfg }
 
 // run is the state of one Run.
 type run struct {
@@ -151,7 +141,7 @@ func (r *run) loop() {
 			}
 			st.ParseError = pe
 			msg, cut := truncateUTF8(pe.Message, a.cfg.MaxObservationBytes)
-			obs = Observation{Status: "error", Error: &ObservationError{Code: string(pe.Code), Message: msg, Retryable: true}, Truncated: cut}
+			obs = Observation{Status: StatusError, Error: &ObservationError{Code: string(pe.Code), Message: msg, Retryable: true}, Truncated: cut}
 			st.Observation = obs.String()
 			st.ErrorCode = string(pe.Code)
 			a.emit(Event{Type: EventParseError, Step: step, Code: string(pe.Code), Error: pe.Message, Observation: st.Observation})
@@ -309,11 +299,11 @@ func (r *run) callTool(step int, st *Step, name, input, note string) Observation
 	a.emit(Event{Type: EventToolCall, Step: step, Tool: name, Input: input})
 	t, ok := a.tools[name]
 	if !ok {
-		obs := Observation{Status: "error", Note: note, Error: &ObservationError{
-			Code:    tools.CodeToolNotFound,
+		obs := Observation{Status: StatusError, Note: note, Error: &ObservationError{
+			Code:    string(tools.CodeToolNotFound),
 			Message: fmt.Sprintf("unknown tool %q; use one of: %s", clip(name, maxNameInMessage), strings.Join(a.names, ", ")),
 		}}
-		st.ErrorCode = tools.CodeToolNotFound
+		st.ErrorCode = string(tools.CodeToolNotFound)
 		r.emitResult(step, name, input, 0, obs)
 		return obs
 	}
@@ -323,20 +313,20 @@ func (r *run) callTool(step int, st *Step, name, input, note string) Observation
 	if r.ctx.Err() != nil && r.stopCause() {
 		// The run's own deadline (or a cancellation) cut the call off: the
 		// code names that, not the per-tool timeout.
-		ev := Event{Type: EventToolResult, Step: step, Tool: name, Input: input, MS: st.ToolMS, Status: "error", Code: string(r.res.Outcome), Error: r.res.Err.Error()}
+		ev := Event{Type: EventToolResult, Step: step, Tool: name, Input: input, MS: st.ToolMS, Status: StatusError, Code: string(r.res.Outcome), Error: r.res.Err.Error()}
 		a.emit(ev)
 		return Observation{}
 	}
 	obs := Observation{Note: note}
 	if err == nil {
-		obs.Status = "success"
+		obs.Status = StatusSuccess
 		obs.Data, obs.Truncated = truncateUTF8(out, a.cfg.MaxObservationBytes)
 	} else {
 		te := toolError(err)
-		st.ErrorCode = te.Code
+		st.ErrorCode = string(te.Code)
 		msg, cut := truncateUTF8(te.Message, a.cfg.MaxObservationBytes)
-		obs.Status, obs.Truncated = "error", cut
-		obs.Error = &ObservationError{Code: te.Code, Message: msg, Retryable: te.Retryable}
+		obs.Status, obs.Truncated = StatusError, cut
+		obs.Error = &ObservationError{Code: string(te.Code), Message: msg, Retryable: te.Retryable}
 		if rec, ok := t.(Recoverer); ok {
 			r.recover(step, rec, name, input, te.Code, &obs)
 		}
@@ -404,8 +394,8 @@ func toolError(err error) *tools.Error {
 
 // recover runs the tool's recovery once per distinct failure, within the
 // MaxRecoveries budget, and adds its data to the observation.
-func (r *run) recover(step int, rec Recoverer, name, input, code string, obs *Observation) {
-	key := name + "\x00" + input + "\x00" + code
+func (r *run) recover(step int, rec Recoverer, name, input string, code tools.Code, obs *Observation) {
+	key := name + "\x00" + input + "\x00" + string(code)
 	if r.a.cfg.MaxRecoveries < 0 || r.recoveries >= r.a.cfg.MaxRecoveries || r.recovered[key] {
 		return
 	}
@@ -415,12 +405,15 @@ func (r *run) recover(step int, rec Recoverer, name, input, code string, obs *Ob
 	}
 	r.recovered[key] = true
 	r.recoveries++
-	r.a.emit(Event{Type: EventRecoveryStarted, Step: step, Tool: name, Input: input, Code: code})
-	res := Event{Type: EventRecoveryResult, Step: step, Tool: name, Input: input, Code: code, Status: "success"}
+	r.a.emit(Event{Type: EventRecoveryStarted, Step: step, Tool: name, Input: input, Code: string(code)})
+	res := Event{Type: EventRecoveryResult, Step: step, Tool: name, Input: input, Code: string(code), Status: StatusSuccess}
 	if err != nil {
-		res.Status, res.Error = "error", err.Error()
+		res.Status, res.Error = StatusError, err.Error()
 	} else {
 		obs.Recovery = data
+		if t, ok := data.(interface{ Truncated() bool }); ok && t.Truncated() {
+			obs.Truncated = true
+		}
 	}
 	r.a.emit(res)
 }

@@ -3,6 +3,11 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -39,7 +44,7 @@ func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-func failing(code string, retryable bool) *agenttest.FuncTool {
+func failing(code tools.Code, retryable bool) *agenttest.FuncTool {
 	return &agenttest.FuncTool{ToolName: "broken", Desc: "always fails", Fn: func(context.Context, string) (string, error) {
 		return "", &tools.Error{Code: code, Message: "it broke", Retryable: retryable}
 	}}
@@ -53,7 +58,7 @@ func (*recoverTool) Description() string { return "scales images" }
 func (*recoverTool) Execute(context.Context, string) (string, error) {
 	return "", &tools.Error{Code: tools.CodeFileNotFound, Message: "no such file"}
 }
-func (r *recoverTool) Recover(_ context.Context, _, code string) (any, bool, error) {
+func (r *recoverTool) Recover(_ context.Context, _ string, code tools.Code) (any, bool, error) {
 	r.calls++
 	if code != tools.CodeFileNotFound {
 		return nil, false, nil
@@ -520,4 +525,60 @@ func TestErrorObservationTruncated(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, len(res.Steps[0].Observation), 300)
 	require.Contains(t, res.Steps[0].Observation, `"truncated":true`)
+}
+
+func TestRecoveryListingCapped(t *testing.T) {
+	// A folder of thousands of images: the observation after
+	// file_not_found stays small and says it was truncated.
+	root := t.TempDir()
+	dir := filepath.Join(root, "picture")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	for i := range 300 {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("img%05d.jpg", i)), nil, 0o644))
+	}
+	ws, err := tools.NewWorkspace(root)
+	require.NoError(t, err)
+	model := agenttest.Replies("Action: image_scaling\nAction Input: picture/window.jpg 256", "Final Answer: ok")
+	a, err := agent.New(model, []agent.Tool{tools.NewImageScaling(ws, "http://127.0.0.1:1", nil)}, agent.Config{})
+	require.NoError(t, err)
+	res, err := a.Run(context.Background(), "t")
+	require.NoError(t, err)
+	obs := res.Steps[0].Observation
+	require.Less(t, len(obs), agent.DefaultMaxObservationBytes, "observation %d bytes", len(obs))
+	require.Contains(t, obs, `"more_images":250}`)
+	require.True(t, strings.HasSuffix(obs, `"truncated":true}`), "observation %s", obs)
+}
+
+func TestNativeToolCallsEndTheRun(t *testing.T) {
+	// A provider that answers with native tool calls and no text: the run
+	// ends at the first call saying so, not after max_steps of
+	// empty_reply corrections.
+	body, err := os.ReadFile(filepath.Join("llm", "testdata", "glm-native-tool-calls.json"))
+	require.NoError(t, err)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	client, err := llm.NewClient(llm.Config{BaseURL: srv.URL, HTTPClient: srv.Client()})
+	require.NoError(t, err)
+	rec := &agent.Recorder{}
+	a, err := agent.New(client, []agent.Tool{tools.Echo{}}, agent.Config{MaxSteps: 3}, agent.WithObserver(rec), agent.WithClock(&fakeClock{}))
+	require.NoError(t, err)
+	res, err := a.Run(context.Background(), "scale it")
+	require.ErrorIs(t, err, agent.ErrLLM)
+	require.ErrorContains(t, err, "native tool calls")
+	if diff := cmp.Diff(agent.OutcomeLLMError, res.Outcome); diff != "" {
+		t.Errorf("outcome mismatch (-want +got):\n%s", diff)
+	}
+	require.Equal(t, 1, res.ModelCalls)
+	var codes []string
+	for _, e := range rec.Events() {
+		if e.Type == agent.EventLLMCall || e.Type == agent.EventParseError {
+			codes = append(codes, string(e.Type)+":"+e.Code)
+		}
+	}
+	if diff := cmp.Diff([]string{"llm_call:" + llm.CodeNativeToolCalls}, codes); diff != "" {
+		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
 }

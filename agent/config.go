@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"time"
-
-	"github.com/agenthub/agenthub/parser"
 )
 
 // Config holds the budgets and the prompt of an agent. Zero fields take the
@@ -25,9 +23,6 @@ type Config struct {
 	// Prompt is the prompt variant, the name of a template in
 	// agent/prompts (default "react-text").
 	Prompt string
-	// Protocol is the reply protocol given to the parser (default: the one
-	// the prompt variant declares).
-	Protocol parser.Protocol
 	// MaxRecoveries is the most automatic error recoveries in one run
 	// (default 3). A negative value disables recovery.
 	MaxRecoveries int

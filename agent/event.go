@@ -56,8 +56,9 @@ type Event struct {
 	// Tool and Input name a tool call (tool_call, tool_result, recovery).
 	Tool  string `json:"tool,omitempty"`
 	Input string `json:"input,omitempty"`
-	// Status is "success" or "error" (tool_result, recovery_result).
-	Status string `json:"status,omitempty"`
+	// Status is StatusSuccess or StatusError (tool_result,
+	// recovery_result).
+	Status Status `json:"status,omitempty"`
 	// Truncated says the observation was cut to MaxObservationBytes.
 	Truncated bool `json:"truncated,omitempty"`
 	// Observation is the observation text sent to the model (tool_result,

@@ -6,13 +6,26 @@ import (
 	"unicode/utf8"
 )
 
+// Status is how a tool call (or an automatic recovery) went, as an
+// observation and a tool_result or recovery_result event report it.
+type Status string
+
+// The statuses.
+const (
+	// StatusSuccess: the tool returned data.
+	StatusSuccess Status = "success"
+	// StatusError: the tool failed, or the reply could not be acted on;
+	// the observation's Error says why.
+	StatusError Status = "error"
+)
+
 // Observation is the envelope every tool result, tool failure and
 // format correction reaches the model in, rendered as compact JSON after
 // "Observation: ". Tool text sits inside the JSON string Data, so text a
 // tool prints ("Final Answer: …") cannot pose as protocol labels.
 type Observation struct {
-	// Status is "success" or "error".
-	Status string `json:"status"`
+	// Status is StatusSuccess or StatusError.
+	Status Status `json:"status"`
 	// Data is the tool output (success only).
 	Data string `json:"data,omitempty"`
 	// Error describes the failure (error only).
@@ -23,7 +36,8 @@ type Observation struct {
 	// Note tells the model what part of its reply was not acted on
 	// (further actions, text after the action input); empty otherwise.
 	Note string `json:"note,omitempty"`
-	// Truncated says Data was cut to Config.MaxObservationBytes.
+	// Truncated says Data or the error message was cut to
+	// Config.MaxObservationBytes, or the recovery data to its own limit.
 	Truncated bool `json:"truncated"`
 }
 

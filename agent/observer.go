@@ -9,21 +9,21 @@ import (
 	"sync"
 )
 
-// NopObserver drops every event; it is the default Observer.
+// NopObserver drops every event; it is the default Observer, so the loop
+// never checks for nil.
 type NopObserver struct{}
 
 // OnEvent does nothing.
 func (NopObserver) OnEvent(Event) {}
 
-// ObserverFunc adapts a function to an Observer.
-type ObserverFunc func(Event)
+// observerFunc adapts a function to an Observer.
+type observerFunc func(Event)
 
-// OnEvent calls f(e).
-func (f ObserverFunc) OnEvent(e Event) { f(e) }
+func (f observerFunc) OnEvent(e Event) { f(e) }
 
 // MultiObserver sends every event to each observer, in order.
 func MultiObserver(obs ...Observer) Observer {
-	return ObserverFunc(func(e Event) {
+	return observerFunc(func(e Event) {
 		for _, o := range obs {
 			o.OnEvent(e)
 		}
@@ -160,7 +160,7 @@ func (c *ConsoleObserver) OnEvent(e Event) {
 	case EventToolCall:
 		fmt.Fprintf(w, "[step %d] tool %s(%s)\n", e.Step, oneLine(e.Tool, 100), oneLine(e.Input, 200))
 	case EventToolResult:
-		if e.Status == "error" {
+		if e.Status == StatusError {
 			fmt.Fprintf(w, "[step %d] tool %s failed in %d ms: %s: %s\n", e.Step, oneLine(e.Tool, 100), e.MS, e.Code, oneLine(e.Error, 300))
 			return
 		}

@@ -84,14 +84,14 @@ func SummarizeTrace(events []Event) TraceSummary {
 			ts.Calls++
 			ts.MS += e.MS
 			s.ToolMS += e.MS
-			if e.Status == "error" {
+			if e.Status == StatusError {
 				ts.Failures++
 				codes[e.Code]++
 			}
 		case EventRecoveryStarted:
 			s.RecoveriesAttempted++
 		case EventRecoveryResult:
-			if e.Status == "success" {
+			if e.Status == StatusSuccess {
 				s.RecoveriesSucceeded++
 			}
 		case EventDone:

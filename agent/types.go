@@ -21,8 +21,10 @@ type Tool = tools.Tool
 // the given error code, Recover returns extra data that helps the model
 // correct its call (for image_scaling after file_not_found: the image files
 // in the folder it asked for). ok is false when there is nothing to offer.
+// Data with a method Truncated() bool that returns true was cut to a size
+// limit: the observation then says "truncated": true.
 type Recoverer interface {
-	Recover(ctx context.Context, input, code string) (data any, ok bool, err error)
+	Recover(ctx context.Context, input string, code tools.Code) (data any, ok bool, err error)
 }
 
 // Outcome is how a run ended.

@@ -107,6 +107,10 @@ type RunReport struct {
 	ReplayMS int64 `json:"replay_ms"`
 	// Error is the harness error of a VerdictError run.
 	Error string `json:"error,omitempty"`
+	// NotRecorded marks a recorded run (agenthub record) whose recording
+	// was refused as not complete and replayable (replay.ErrIncomplete):
+	// its old recording is unchanged, and Error says why.
+	NotRecorded bool `json:"not_recorded,omitempty"`
 }
 
 // FailurePathCounts returns how many failure paths occurred in the run and

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -26,7 +25,6 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/evals/replay"
-	"github.com/agenthub/agenthub/internal/atomicfile"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 	"github.com/agenthub/agenthub/internal/version"
@@ -35,10 +33,11 @@ import (
 
 // DecisionsFile is the sidecar, beside a run's cassettes, that holds each
 // model reply of the recording and the decision the parser made of it then;
-// `agenthub eval --reparse` compares them with the current parser.
-const DecisionsFile = "decisions.json"
+// `agenthub eval --reparse` compares them with the current parser. Its
+// owner is replay.Recording.
+const DecisionsFile = replay.DecisionsFile
 
-// replayLLMBase and replayImageBase are the base URLs the clients use in
+// replayLLMHost and replayImageBase are the base URLs the clients use in
 // replay: the host is never contacted (replay has no network) and never
 // matched; only the path is.
 const (
@@ -51,37 +50,61 @@ type Provider struct {
 	// Scripted records against the in-process scripted model, answering
 	// with each scenario's script for the prompt variant.
 	Scripted bool
-	// BaseURL, Model and APIKey reach a real OpenAI-compatible provider
-	// when Scripted is false.
-	BaseURL, Model, APIKey string
+	// BaseURL and Model reach a real OpenAI-compatible provider when
+	// Scripted is false.
+	BaseURL, Model string
+	// APIKey is the provider's key (sent as a bearer token). Whenever it is
+	// set, scripted or not, every saved cassette is scanned for it.
+	APIKey string
 }
 
-// Runner runs scenario × prompt variant × trial jobs, each on its own
-// cassettes, workspace and agent, in a bounded worker pool.
-type Runner struct {
-	// Root is the repository root: scenario workspaces are Root/<workspace>.
-	Root string
-	// CassetteDir holds cassettes/<scenario>/<prompt>/<trial>/ (default
-	// Root/cassettes).
-	CassetteDir string
-	// Mode is the cassette mode (default replay.ModeReplay).
+// RecordConfig makes a Runner record instead of replay.
+type RecordConfig struct {
+	// Mode is replay.ModeRecord (fresh cassettes, the default) or
+	// replay.ModeReplayOrRecord (keep what matches, record what is missing).
 	Mode replay.Mode
-	// Jobs is the number of runs at once (default GOMAXPROCS).
-	Jobs int
-	// Provider is the model to record against (record modes only).
+	// Provider is the model to record against.
 	Provider Provider
 	// ImageURL is the real image service to record against; empty: an
 	// in-process service on loopback with the scenario's image faults.
 	ImageURL string
+	// Logger receives the in-process image service's access log (default:
+	// discarded).
+	Logger *slog.Logger
+	// KeepFailed, when set, is a folder that receives each recording that
+	// was not saved (incomplete, or not replayable) as
+	// KeepFailed/<scenario>/<prompt>/<trial>, for inspection; the committed
+	// recording is never touched.
+	KeepFailed string
+}
+
+// Runner runs scenario × prompt variant × trial jobs, each on its own
+// cassettes, workspace and agent, in a bounded worker pool. It replays
+// unless Record is set.
+type Runner struct {
+	// Root is the repository root: scenario workspaces are Root/<workspace>,
+	// opened through an *os.Root on Root so that no symlink or ".." leaves it.
+	Root string
+	// CassetteDir holds <scenario>/<prompt>/<trial>/ (default
+	// Root/cassettes); every file below it is reached through an *os.Root on
+	// it (see replay.Recording).
+	CassetteDir string
+	// Jobs is the number of runs at once (default GOMAXPROCS).
+	Jobs int
+	// Record, when set, records the runs instead of replaying them.
+	Record *RecordConfig
 	// Observer, when set, returns an extra observer for one run (for
 	// example a console trace); it is called from the run's goroutine.
 	Observer func(runID string) agent.Observer
 	// Progress, when set, is called after each run with the number of
 	// runs done, the total and the runs that did not pass so far.
 	Progress func(done, total, notPassed int)
-	// Logger receives the in-process image service's access log (default:
-	// discarded).
-	Logger *slog.Logger
+
+	rootOnce  sync.Once
+	root      *os.Root // on Root
+	cassettes *os.Root // on CassetteDir
+	rootErr   error    // opening root
+	casErr    error    // opening cassettes
 }
 
 // Job is one run to do.
@@ -185,10 +208,13 @@ func recordedTrials(dir, scenario, prompt string) []int {
 }
 
 func (r *Runner) mode() replay.Mode {
-	if r.Mode == "" {
+	switch {
+	case r.Record == nil:
 		return replay.ModeReplay
+	case r.Record.Mode == "":
+		return replay.ModeRecord
 	}
-	return r.Mode
+	return r.Record.Mode
 }
 
 func (r *Runner) cassetteDir() string {
@@ -196,6 +222,50 @@ func (r *Runner) cassetteDir() string {
 		return r.CassetteDir
 	}
 	return filepath.Join(r.Root, "cassettes")
+}
+
+// roots opens, once, the *os.Root on Root and the one on the cassette
+// folder: inside Root the cassette folder is opened through Root's, so a
+// symlink there cannot lead out of the repository; a cassette folder given
+// outside Root (a bench folder elsewhere) is its own root. Recording
+// creates a missing cassette folder.
+func (r *Runner) roots() (*os.Root, *os.Root, error) {
+	r.rootOnce.Do(func() {
+		root := r.Root
+		if root == "" {
+			root = "."
+		}
+		if r.root, r.rootErr = os.OpenRoot(root); r.rootErr != nil {
+			r.rootErr = fmt.Errorf("open repository root: %w", r.rootErr)
+			return
+		}
+		dir := r.cassetteDir()
+		rel, err := filepath.Rel(root, dir)
+		inside := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		if r.mode() != replay.ModeReplay {
+			if inside {
+				err = r.root.MkdirAll(rel, 0o755)
+			} else {
+				err = os.MkdirAll(dir, 0o755)
+			}
+			if err != nil {
+				r.casErr = fmt.Errorf("create cassette folder %s: %w", dir, err)
+				return
+			}
+		}
+		if inside {
+			r.cassettes, err = r.root.OpenRoot(rel)
+		} else {
+			r.cassettes, err = os.OpenRoot(dir)
+		}
+		if err != nil {
+			r.casErr = fmt.Errorf("open cassette folder %s: %w", dir, err)
+		}
+	})
+	if r.rootErr != nil {
+		return nil, nil, r.rootErr
+	}
+	return r.root, r.cassettes, r.casErr
 }
 
 // Run runs the jobs in a pool of Jobs workers and returns one RunReport
@@ -246,265 +316,263 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
 	return out
 }
 
-// RunJob runs one job: it prepares a fresh workspace, opens the run's
-// cassettes, runs the agent and scores the result. Harness failures (a
-// stale or missing cassette, a replay miss, unused interactions, a failed
-// save) give the verdict error.
+// RunJob runs one job — plan, services (replay or record, chosen once),
+// agent, score — and returns its report. Harness failures (a stale or
+// missing cassette, a replay miss, unused interactions, a recording that is
+// not complete) give the verdict error; a recording refused as incomplete
+// is also marked RunReport.NotRecorded.
 func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
 	var in RunInput
 	ws, err := os.MkdirTemp("", "agenthub-ws-")
 	if err == nil {
 		// The workspace lives until the run is scored (expect.files).
 		defer os.RemoveAll(ws)
-		in, err = r.runJob(ctx, j, ws)
+		if r.mode() == replay.ModeReplay {
+			in, err = r.replayJob(ctx, j, ws)
+		} else {
+			in, err = r.recordJob(ctx, j, ws)
+		}
 	}
 	if err != nil {
-		in.HarnessErr = err
+		in.HarnessErr = fmt.Errorf("run %s: %w", j.ID(), err)
 	}
 	in.Prompt, in.Trial = j.Prompt, j.Trial
-	return Score(j.Scenario, in)
+	rep := Score(j.Scenario, in)
+	rep.NotRecorded = errors.Is(in.HarnessErr, replay.ErrIncomplete)
+	return rep
 }
 
-func (r *Runner) runJob(ctx context.Context, j Job, ws string) (in RunInput, err error) {
-	sc := j.Scenario
-	mode := r.mode()
-	dir := replay.Dir(r.cassetteDir(), sc.ID, j.Prompt, j.Trial)
-	hint := r.rerecordHint(j)
+// services is what one run talks to: the recording its HTTP goes through,
+// where the model and the image service are, and the clock.
+type services struct {
+	rec       *replay.Recording
+	llmBase   string
+	model     string
+	apiKey    string
+	imageBase string
+	clock     agent.Clock
+}
 
-	if sc.Workspace != "" {
-		if err := copyWorkspace(ws, filepath.Join(r.Root, sc.Workspace)); err != nil {
-			return in, fmt.Errorf("run %s: %s: workspace %s: %w", j.ID(), sc.File, sc.Workspace, err)
+func (r *Runner) id(j Job) replay.RunID {
+	return replay.RunID{Scenario: j.Scenario.ID, Prompt: j.Prompt, Trial: j.Trial}
+}
+
+// replayJob replays one run from its recording.
+func (r *Runner) replayJob(ctx context.Context, j Job, ws string) (RunInput, error) {
+	_, cassettes, err := r.roots()
+	if err != nil {
+		return RunInput{}, err
+	}
+	rec, err := replay.OpenRecording(cassettes, r.id(j), replay.ModeReplay, replay.WithRerecordHint(r.rerecordHint(j)))
+	if err != nil {
+		return RunInput{}, fmt.Errorf("%w; record it with: %s", err, r.rerecordHint(j))
+	}
+	defer rec.Discard()
+	return r.replay(ctx, j, ws, rec)
+}
+
+// replay runs the agent on a recording opened in ModeReplay and closes it.
+func (r *Runner) replay(ctx context.Context, j Job, ws string, rec *replay.Recording) (RunInput, error) {
+	svc := services{rec: rec, llmBase: replayLLMHost + rec.BasePath(), model: rec.Meta().Model,
+		imageBase: replayImageBase, clock: agent.NoSleepClock{}}
+	in, _, err := r.runAgent(ctx, j, ws, svc, rec.Meta().PromptHash)
+	if err != nil {
+		return in, err
+	}
+	if err := rec.Close(replay.Meta{}, nil); err != nil {
+		if errors.Is(err, replay.ErrUnusedInteractions) {
+			return in, fmt.Errorf("%w (the run stopped earlier than the recording: re-record with: %s)", err, r.rerecordHint(j))
+		}
+		return in, err
+	}
+	in.RecordedModelMS, in.RecordedToolMS = recordedMS(rec.LLM()), recordedMS(rec.Image())
+	return in, nil
+}
+
+// recordJob records one run live, checks that the recording is complete,
+// replays it from its stage, and only then commits it.
+func (r *Runner) recordJob(ctx context.Context, j Job, ws string) (RunInput, error) {
+	cfg := r.Record
+	_, cassettes, err := r.roots()
+	if err != nil {
+		return RunInput{}, err
+	}
+	svc := services{apiKey: cfg.Provider.APIKey, clock: agent.RealClock{}}
+	stop, err := r.startServices(j, &svc)
+	if err != nil {
+		return RunInput{}, err
+	}
+	defer stop()
+	rec, err := replay.OpenRecording(cassettes, r.id(j), r.mode(), r.recordOptions(svc.llmBase)...)
+	if err != nil {
+		return RunInput{}, err
+	}
+	defer rec.Discard()
+	svc.rec = rec
+	in, hash, err := r.runAgent(ctx, j, ws, svc, "")
+	if err != nil {
+		return in, err
+	}
+	if ctx.Err() != nil {
+		return in, fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	decisions, err := decisionsJSON(in.Result)
+	if err != nil {
+		return in, err
+	}
+	err = rec.Close(r.meta(j, svc, hash), decisions)
+	if err == nil {
+		err = r.verify(ctx, j, rec, in)
+	}
+	if err == nil {
+		err = rec.Commit()
+	}
+	if err != nil && errors.Is(err, replay.ErrIncomplete) && cfg.KeepFailed != "" {
+		if kept, kerr := rec.Keep(cfg.KeepFailed); kerr == nil {
+			err = fmt.Errorf("%w (kept for inspection in %s)", err, kept)
 		}
 	}
+	in.RecordedModelMS, in.RecordedToolMS = recordedMS(rec.LLM()), recordedMS(rec.Image())
+	return in, err
+}
+
+// startServices starts what a recording talks to: the scripted model or
+// the provider, and the in-process image service or the real one.
+func (r *Runner) startServices(j Job, svc *services) (stop func(), err error) {
+	cfg := r.Record
+	var closers []func()
+	stop = func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	svc.llmBase, svc.model = cfg.Provider.BaseURL, cfg.Provider.Model
+	if cfg.Provider.Scripted {
+		turns, err := scriptFor(j.Scenario, j.Prompt)
+		if err != nil {
+			return stop, err
+		}
+		srv := httptest.NewServer(scriptedmodel.New(turns))
+		closers = append(closers, srv.Close)
+		svc.llmBase, svc.model, svc.clock = srv.URL+"/v1", "scripted", agent.NoSleepClock{}
+	}
+	svc.imageBase = cfg.ImageURL
+	if svc.imageBase == "" {
+		logger := cfg.Logger
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
+		}
+		srv := httptest.NewServer(imageservice.WithFaults(imageservice.New(imageservice.Config{}, logger), j.Scenario.ImageFaults))
+		closers = append(closers, srv.Close)
+		svc.imageBase = srv.URL
+	}
+	return stop, nil
+}
+
+// recordOptions are the cassette options of a recording: the secrets to
+// scan for (the key, passwords in base URLs), the hint, the wire caps.
+func (r *Runner) recordOptions(llmBase string) []replay.Option {
+	cfg := r.Record
+	var secrets []string
+	if cfg.Provider.APIKey != "" {
+		secrets = append(secrets, cfg.Provider.APIKey)
+	}
+	for _, base := range []string{llmBase, cfg.ImageURL} {
+		if u, err := url.Parse(base); err == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok && pw != "" {
+				secrets = append(secrets, pw)
+			}
+		}
+	}
+	return []replay.Option{replay.WithSecrets(secrets...), replay.WithTransport(http.DefaultTransport),
+		replay.WithMaxResponseBytes(tools.MaxResponseBytes), replay.WithModelMaxResponseBytes(llm.MaxResponseBytes)}
+}
+
+// meta is the meta.json of a recorded run.
+func (r *Runner) meta(j Job, svc services, hash string) replay.Meta {
+	m := replay.Meta{RecordedAt: time.Now().UTC().Format(time.RFC3339), Model: svc.model, Prompt: j.Prompt,
+		PromptHash: hash, AgentHubVersion: version.Version, Scenario: j.Scenario.ID, Trial: j.Trial}
+	if u, err := url.Parse(svc.llmBase); err == nil {
+		m.ProviderHost, m.ProviderBasePath = u.Host, strings.TrimSuffix(u.EscapedPath(), "/")
+	}
+	return m
+}
+
+// verify replays a staged recording in a fresh workspace: it must replay
+// without a miss or an unused interaction and end as the live run did.
+func (r *Runner) verify(ctx context.Context, j Job, rec *replay.Recording, live RunInput) error {
+	v, err := rec.Verify(replay.WithRerecordHint(r.rerecordHint(j)))
+	if err != nil {
+		return err
+	}
+	defer v.Discard()
+	ws, err := os.MkdirTemp("", "agenthub-verify-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(ws)
+	got, err := r.replay(ctx, j, ws, v)
+	if err == nil && (got.Result.Outcome != live.Result.Outcome || len(got.Result.Steps) != len(live.Result.Steps)) {
+		err = fmt.Errorf("it replays to %s after %d model calls, the live run ended %s after %d",
+			got.Result.Outcome, len(got.Result.Steps), live.Result.Outcome, len(live.Result.Steps))
+	}
+	if err != nil {
+		return fmt.Errorf("%w: the recording does not replay: %w", replay.ErrIncomplete, err)
+	}
+	return nil
+}
+
+// runAgent copies the scenario's workspace, builds the tools, the prompt,
+// the model client and the agent on svc, and runs the task. wantHash, when
+// set, is the recorded prompt hash the rendered prompt must have.
+func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, wantHash string) (in RunInput, hash string, err error) {
+	sc := j.Scenario
 	in.Workspace = ws
+	if err := r.copyWorkspace(sc, ws); err != nil {
+		return in, "", err
+	}
 	workspace, err := tools.NewWorkspace(ws)
 	if err != nil {
-		return in, fmt.Errorf("run %s: %w", j.ID(), err)
+		return in, hash, err
 	}
-
-	// The real services behind the cassettes when recording.
-	var (
-		llmBase    = replayLLMHost
-		model      string
-		imageBase  = replayImageBase
-		secrets    []string
-		llmReal    http.RoundTripper
-		imageReal  http.RoundTripper
-		providerHP string
-	)
-	if mode == replay.ModeReplay {
-		meta, err := replay.ReadMeta(dir)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return in, fmt.Errorf("run %s: no recording in %s; record it with: %s", j.ID(), dir, hint)
-			}
-			return in, fmt.Errorf("run %s: %w", j.ID(), err)
-		}
-		model = meta.Model
-		// A recording copied into another folder is not another trial.
-		if (meta.Scenario != "" && meta.Scenario != sc.ID) || (meta.Prompt != "" && meta.Prompt != j.Prompt) || (meta.Trial != 0 && meta.Trial != j.Trial) {
-			return in, fmt.Errorf("run %s: %s/%s says it records %s/%s/%d: a copied or moved recording; record it with: %s",
-				j.ID(), dir, replay.MetaFile, meta.Scenario, meta.Prompt, meta.Trial, hint)
-		}
-		if _, err := os.Stat(filepath.Join(dir, DecisionsFile)); err != nil {
-			return in, fmt.Errorf("run %s: %w (written with the cassettes; record it with: %s)", j.ID(), err, hint)
-		}
-	} else {
-		if r.Provider.Scripted {
-			turns, err := scriptFor(sc, j.Prompt)
-			if err != nil {
-				return in, fmt.Errorf("run %s: %w", j.ID(), err)
-			}
-			srv := httptest.NewServer(scriptedmodel.New(turns))
-			defer srv.Close()
-			llmBase, model = srv.URL+"/v1", "scripted"
-		} else {
-			llmBase, model = r.Provider.BaseURL, r.Provider.Model
-			if r.Provider.APIKey != "" {
-				secrets = append(secrets, r.Provider.APIKey)
-			}
-		}
-		if u, err := url.Parse(llmBase); err == nil {
-			providerHP = u.Host
-		}
-		// Credentials written into a base URL are secrets too: the saved
-		// cassettes are scanned for them.
-		for _, base := range []string{llmBase, r.ImageURL} {
-			if u, err := url.Parse(base); err == nil && u.User != nil {
-				if pw, ok := u.User.Password(); ok && pw != "" {
-					secrets = append(secrets, pw)
-				}
-			}
-		}
-		llmReal = http.DefaultTransport
-		imageReal = http.DefaultTransport
-		if r.ImageURL != "" {
-			imageBase = r.ImageURL
-		} else {
-			logger := r.Logger
-			if logger == nil {
-				logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-			}
-			srv := httptest.NewServer(imageservice.WithFaults(imageservice.New(imageservice.Config{}, logger), sc.ImageFaults))
-			defer srv.Close()
-			imageBase = srv.URL
-		}
-	}
-
-	// A recording is staged in a hidden sibling folder and swapped in
-	// whole once everything is written: a crash or a failed run never
-	// leaves a folder mixing new cassettes with old metadata.
-	final := dir
-	if mode != replay.ModeReplay {
-		stage, err := stageRecording(final)
-		if err != nil {
-			return in, fmt.Errorf("run %s: %w", j.ID(), err)
-		}
-		defer os.RemoveAll(stage) // gone after a successful swap
-		dir = stage
-	}
-
-	openOpts := []replay.Option{replay.WithSecrets(secrets...), replay.WithRerecordHint(hint)}
-	llmCas, err := replay.Open(filepath.Join(dir, replay.LLMCassette), mode, append(openOpts, replay.WithTransport(llmReal))...)
+	defer workspace.Close()
+	ts, err := tools.Build(sc.Tools, tools.Deps{Workspace: workspace, ImageBaseURL: svc.imageBase, ImageClient: svc.rec.Image().Client()})
 	if err != nil {
-		return in, fmt.Errorf("run %s: %w", j.ID(), err)
-	}
-	defer llmCas.Discard()
-	imgCas, err := replay.Open(filepath.Join(dir, replay.ImageCassette), mode, append(openOpts, replay.WithTransport(imageReal))...)
-	if err != nil {
-		return in, fmt.Errorf("run %s: %w", j.ID(), err)
-	}
-	defer imgCas.Discard()
-
-	if mode == replay.ModeReplay {
-		// The base URL's path must be the recorded one; the host is ignored.
-		for _, it := range llmCas.Interactions() {
-			llmBase = replayLLMHost + strings.TrimSuffix(it.Path, "/chat/completions")
-			break
-		}
-	}
-
-	var ts []agent.Tool
-	for _, name := range sc.Tools {
-		switch name {
-		case "echo":
-			ts = append(ts, &tools.Echo{})
-		case "image_scaling":
-			ts = append(ts, tools.NewImageScaling(workspace, imageBase, imgCas.Client()))
-		default:
-			return in, fmt.Errorf("run %s: unknown tool %q", j.ID(), name)
-		}
+		return in, hash, err
 	}
 	system, _, err := agent.SystemPrompt(j.Prompt, ts)
 	if err != nil {
-		return in, fmt.Errorf("run %s: %w", j.ID(), err)
+		return in, hash, err
 	}
-	hash := replay.PromptHash(system, sc.Tools...)
-	if mode == replay.ModeReplay {
-		if err := replay.CheckPrompt(dir, hash); err != nil {
-			return in, fmt.Errorf("run %s: %w; re-record with: %s", j.ID(), err, hint)
-		}
+	hash = replay.PromptHash(system, sc.Tools...)
+	if wantHash != "" && wantHash != hash {
+		return in, hash, fmt.Errorf("%w (%s/%s: prompt %q recorded with hash %.12s, current hash %.12s); re-record with: %s",
+			replay.ErrStaleCassette, svc.rec.Dir(), replay.MetaFile, j.Prompt, wantHash, hash, r.rerecordHint(j))
 	}
-
-	client, err := llm.NewClient(llm.Config{BaseURL: llmBase, APIKey: r.Provider.APIKey, Model: model, HTTPClient: llmCas.Client()})
+	client, err := llm.NewClient(llm.Config{BaseURL: svc.llmBase, APIKey: svc.apiKey, Model: svc.model, HTTPClient: svc.rec.LLM().Client()})
 	if err != nil {
-		return in, fmt.Errorf("run %s: %w", j.ID(), err)
+		return in, hash, err
 	}
 	rec := &agent.Recorder{}
 	var obs agent.Observer = rec
 	if r.Observer != nil {
 		obs = agent.MultiObserver(rec, r.Observer(j.ID()))
 	}
-	var clock agent.Clock = agent.NoSleepClock{}
-	if mode != replay.ModeReplay && !r.Provider.Scripted {
-		clock = agent.RealClock{}
-	}
-	a, err := agent.New(client, ts, agent.Config{MaxSteps: sc.MaxSteps, Timeout: sc.Timeout, Prompt: j.Prompt}, agent.WithObserver(obs), agent.WithClock(clock))
+	a, err := agent.New(client, ts, agent.Config{MaxSteps: sc.MaxSteps, Timeout: sc.Timeout, Prompt: j.Prompt}, agent.WithObserver(obs), agent.WithClock(svc.clock))
 	if err != nil {
-		return in, fmt.Errorf("run %s: %w", j.ID(), err)
+		return in, hash, err
 	}
 	start := time.Now()
-	res, _ := a.Run(ctx, sc.Task)
+	in.Result, _ = a.Run(ctx, sc.Task)
 	in.ReplayMS = time.Since(start).Milliseconds()
-	in.Result, in.Events = res, rec.Events()
-
-	if misses := append(llmCas.Misses(), imgCas.Misses()...); len(misses) > 0 {
-		return in, fmt.Errorf("run %s: %w", j.ID(), misses[0])
+	in.Events = rec.Events()
+	if misses := append(svc.rec.LLM().Misses(), svc.rec.Image().Misses()...); len(misses) > 0 {
+		return in, hash, misses[0]
 	}
 	if ctx.Err() != nil {
-		return in, fmt.Errorf("run %s: interrupted: %w", j.ID(), ctx.Err())
+		return in, hash, fmt.Errorf("interrupted: %w", ctx.Err())
 	}
-	for _, c := range []*replay.Cassette{llmCas, imgCas} {
-		if err := c.Close(); err != nil {
-			if errors.Is(err, replay.ErrUnusedInteractions) {
-				return in, fmt.Errorf("run %s: %w (the run stopped earlier than the recording: re-record with: %s)", j.ID(), err, hint)
-			}
-			return in, fmt.Errorf("run %s: %w", j.ID(), err)
-		}
-	}
-	in.RecordedModelMS = recordedMS(llmCas)
-	in.RecordedToolMS = recordedMS(imgCas)
-	if mode != replay.ModeReplay {
-		meta := replay.Meta{RecordedAt: time.Now().UTC().Format(time.RFC3339), ProviderHost: providerHP, Model: model,
-			Prompt: j.Prompt, PromptHash: hash, AgentHubVersion: version.Version, Scenario: sc.ID, Trial: j.Trial}
-		if err := writeDecisions(dir, res); err != nil {
-			return in, fmt.Errorf("run %s: %w", j.ID(), err)
-		}
-		if err := replay.WriteMeta(dir, meta); err != nil {
-			return in, fmt.Errorf("run %s: %w", j.ID(), err)
-		}
-		if err := swapIn(dir, final); err != nil {
-			return in, fmt.Errorf("run %s: %w", j.ID(), err)
-		}
-	}
-	return in, nil
-}
-
-// stageRecording makes the hidden folder a recording of final is written
-// to (".N.tmp-…" beside final, skipped when trials are listed), holding a
-// copy of final's files so that replay-or-record can keep what matches.
-func stageRecording(final string) (string, error) {
-	parent := filepath.Dir(final)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", fmt.Errorf("stage recording: %w", err)
-	}
-	stage, err := os.MkdirTemp(parent, "."+filepath.Base(final)+".tmp-")
-	if err != nil {
-		return "", fmt.Errorf("stage recording: %w", err)
-	}
-	if fi, err := os.Lstat(final); err == nil {
-		if !fi.IsDir() {
-			os.RemoveAll(stage)
-			return "", fmt.Errorf("stage recording: %s is not a folder", final)
-		}
-		if err := copyWorkspace(stage, final); err != nil {
-			os.RemoveAll(stage)
-			return "", fmt.Errorf("stage recording: %w", err)
-		}
-	}
-	return stage, nil
-}
-
-// swapIn replaces the folder final with stage: the old folder is moved
-// aside, the new one renamed into place, then the old one removed.
-func swapIn(stage, final string) error {
-	old := ""
-	if _, err := os.Lstat(final); err == nil {
-		old = stage + ".old"
-		if err := os.Rename(final, old); err != nil {
-			return fmt.Errorf("save recording: %w", err)
-		}
-	}
-	if err := os.Rename(stage, final); err != nil {
-		if old != "" {
-			_ = os.Rename(old, final) // put the previous recording back
-		}
-		return fmt.Errorf("save recording: %w", err)
-	}
-	if old != "" {
-		return os.RemoveAll(old)
-	}
-	return nil
+	return in, hash, nil
 }
 
 // scriptFor returns the scripted model's turns for a prompt variant: the
@@ -539,38 +607,49 @@ func scriptFor(sc *Scenario, prompt string) ([]scriptedmodel.Turn, error) {
 	return nil, fmt.Errorf("scenario %s has no script for prompt %s, nor for another variant of its protocol (%s); add script.%s (needed by --scripted)", sc.File, prompt, want, prompt)
 }
 
-// copyWorkspace copies the scenario's workspace folder into dst. Only
-// regular files and folders are copied: a symlink (which could point out of
-// the repository, and which expect.files would follow) is an error.
-func copyWorkspace(dst, src string) error {
-	fi, err := os.Stat(src)
-	if err != nil {
+// copyWorkspace copies the scenario's workspace folder (relative to
+// Root, read through the *os.Root on Root) into dst. Only regular files and
+// folders are copied: a symlink (which could point out of the repository,
+// and which expect.files would follow) is an error, and no path component
+// can leave Root.
+func (r *Runner) copyWorkspace(sc *Scenario, dst string) error {
+	if sc.Workspace == "" {
+		return nil
+	}
+	root, _, _ := r.roots()
+	if root == nil {
+		_, _, err := r.roots()
 		return err
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", src)
+	fail := func(err error) error {
+		return fmt.Errorf("%s: workspace %s: %w", sc.File, sc.Workspace, err)
 	}
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+	ws, err := root.OpenRoot(filepath.ToSlash(filepath.Clean(sc.Workspace)))
+	if err != nil {
+		return fail(err)
+	}
+	defer ws.Close()
+	err = fs.WalkDir(ws.FS(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
+		target := filepath.Join(dst, filepath.FromSlash(path))
 		switch {
 		case d.IsDir():
 			return os.MkdirAll(target, 0o755)
 		case d.Type().IsRegular():
-			data, err := os.ReadFile(path)
+			data, err := ws.ReadFile(path)
 			if err != nil {
 				return err
 			}
 			return os.WriteFile(target, data, 0o644)
 		}
-		return fmt.Errorf("%s is not a regular file or folder (symlinks and devices are not copied into workspaces)", rel)
+		return fmt.Errorf("%s is not a regular file or folder (symlinks and devices are not copied into workspaces)", path)
 	})
+	if err != nil {
+		return fail(err)
+	}
+	return nil
 }
 
 // recordedMS sums the recorded latency of a cassette's interactions,
@@ -586,8 +665,8 @@ func recordedMS(c *replay.Cassette) int64 {
 // rerecordHint is the command that re-records one job.
 func (r *Runner) rerecordHint(j Job) string {
 	provider := "--scripted"
-	if !r.Provider.Scripted && r.Provider.BaseURL != "" {
-		provider = "--base-url " + r.Provider.BaseURL + " --model " + r.Provider.Model
+	if r.Record != nil && !r.Record.Provider.Scripted && r.Record.Provider.BaseURL != "" {
+		provider = "--base-url " + r.Record.Provider.BaseURL + " --model " + r.Record.Provider.Model
 	}
 	trials := ""
 	if j.Trial > 1 {
@@ -607,9 +686,10 @@ type RecordedDecision struct {
 	Decision json.RawMessage `json:"decision"`
 }
 
-// writeDecisions stores the replies of a recorded run and their decisions.
-func writeDecisions(dir string, res agent.Result) error {
-	var out []RecordedDecision
+// decisionsJSON renders the replies of a recorded run and their
+// decisions as decisions.json.
+func decisionsJSON(res agent.Result) ([]byte, error) {
+	out := []RecordedDecision{}
 	for _, s := range res.Steps {
 		if s.Decision == nil && s.ParseError == nil {
 			continue // the model call failed: no reply
@@ -623,19 +703,18 @@ func writeDecisions(dir string, res agent.Result) error {
 		}
 		raw, err := parser.Render(d, perr)
 		if err != nil {
-			return fmt.Errorf("write decisions: step %d: %w", s.Index, err)
+			return nil, fmt.Errorf("write decisions: step %d: %w", s.Index, err)
 		}
 		out = append(out, RecordedDecision{Step: s.Index, Reply: s.Reply, Decision: json.RawMessage(raw)})
 	}
-	return atomicfile.Write(filepath.Join(dir, DecisionsFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if out == nil {
-			out = []RecordedDecision{}
-		}
-		return enc.Encode(out)
-	})
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, fmt.Errorf("write decisions: %w", err)
+	}
+	return []byte(buf.String()), nil
 }
 
 // ReparseChange is a recorded reply whose decision changed under the
@@ -667,74 +746,74 @@ func (r *Runner) Reparse(jobs []Job) (ReparseResult, error) {
 	var res ReparseResult
 	var errs []error
 	for _, j := range jobs {
-		path := filepath.Join(replay.Dir(r.cassetteDir(), j.Scenario.ID, j.Prompt, j.Trial), DecisionsFile)
-		data, err := os.ReadFile(path)
-		if err != nil {
+		if err := r.reparse(j, &res); err != nil {
 			errs = append(errs, fmt.Errorf("reparse %s: %w", j.ID(), err))
-			continue
-		}
-		var recs []RecordedDecision
-		if err := json.Unmarshal(data, &recs); err != nil || recs == nil {
-			if err == nil {
-				err = errors.New("want a list of recorded decisions")
-			}
-			errs = append(errs, fmt.Errorf("reparse %s: %s: %v", j.ID(), path, err))
-			continue
-		}
-		_, protocol, err := agent.SystemPrompt(j.Prompt, nil)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("reparse %s: %w", j.ID(), err))
-			continue
-		}
-		if err := checkDecisions(filepath.Join(filepath.Dir(path), replay.LLMCassette), recs); err != nil {
-			errs = append(errs, fmt.Errorf("reparse %s: %s: %w", j.ID(), path, err))
-			continue
-		}
-		res.Runs++
-		for i, rd := range recs {
-			if rd.Step < 1 || !json.Valid(rd.Decision) || len(rd.Decision) == 0 || rd.Decision[0] != '{' {
-				errs = append(errs, fmt.Errorf("reparse %s: %s: entry %d is not a recorded decision (want {\"step\": N ≥ 1, \"reply\": …, \"decision\": {…}})", j.ID(), path, i))
-				continue
-			}
-			res.Replies++
-			d, perr := parser.Parse(rd.Reply, parser.WithProtocol(protocol))
-			now, err := parser.Render(d, perr)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("reparse %s: step %d: %w", j.ID(), rd.Step, err))
-				continue
-			}
-			before, after := compactJSON(rd.Decision), compactJSON(now)
-			if before != after {
-				res.Changes = append(res.Changes, ReparseChange{RunID: j.ID(), Step: rd.Step, Before: before, After: after})
-			}
 		}
 	}
 	return res, errors.Join(errs...)
 }
 
-// checkDecisions checks that the recorded decisions hold exactly the model
-// replies of the run's llm cassette, in order: a decisions file that was
-// edited, emptied or copied from another run would make reparse judge
-// replies that were never recorded.
-func checkDecisions(cassettePath string, recs []RecordedDecision) error {
-	responses, err := replay.Responses(cassettePath)
+// reparse re-parses the recorded replies of one run into res.
+func (r *Runner) reparse(j Job, res *ReparseResult) error {
+	_, cassettes, err := r.roots()
 	if err != nil {
 		return err
 	}
-	var replies []string
-	for _, r := range responses {
-		if r.Status != 200 {
+	rec, err := replay.OpenRecording(cassettes, r.id(j), replay.ModeReplay)
+	if err != nil {
+		return err
+	}
+	defer rec.Discard()
+	path := filepath.Join(rec.Dir(), DecisionsFile)
+	data, err := rec.Decisions()
+	if err != nil {
+		return err
+	}
+	var recs []RecordedDecision
+	if err := json.Unmarshal(data, &recs); err != nil || recs == nil {
+		if err == nil {
+			err = errors.New("want a list of recorded decisions")
+		}
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	protocol, err := agent.PromptProtocol(j.Prompt)
+	if err != nil {
+		return err
+	}
+	if err := checkDecisions(rec.LLM().Responses(), recs); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	res.Runs++
+	var errs []error
+	for i, rd := range recs {
+		if rd.Step < 1 || !json.Valid(rd.Decision) || len(rd.Decision) == 0 || rd.Decision[0] != '{' {
+			errs = append(errs, fmt.Errorf("%s: entry %d is not a recorded decision (want {\"step\": N ≥ 1, \"reply\": …, \"decision\": {…}})", path, i))
 			continue
 		}
-		var body struct {
-			Choices []struct {
-				Message struct {
-					Content string `json:"content"`
-				} `json:"message"`
-			} `json:"choices"`
+		res.Replies++
+		d, perr := parser.Parse(rd.Reply, parser.WithProtocol(protocol))
+		now, err := parser.Render(d, perr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("step %d: %w", rd.Step, err))
+			continue
 		}
-		if json.Unmarshal([]byte(r.Body), &body) == nil && len(body.Choices) > 0 {
-			replies = append(replies, body.Choices[0].Message.Content)
+		before, after := compactJSON(rd.Decision), compactJSON(now)
+		if before != after {
+			res.Changes = append(res.Changes, ReparseChange{RunID: j.ID(), Step: rd.Step, Before: before, After: after})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkDecisions checks that the recorded decisions hold exactly the model
+// replies of the run's llm cassette, in order, as the model client decodes
+// them: a decisions file that was edited, emptied or copied from another
+// run would make reparse judge replies that were never recorded.
+func checkDecisions(responses []replay.RecordedResponse, recs []RecordedDecision) error {
+	var replies []string
+	for _, r := range responses {
+		if reply, err := llm.DecodeResponse(r.Status, []byte(r.Body)); err == nil {
+			replies = append(replies, reply.Content)
 		}
 	}
 	if len(replies) != len(recs) {

@@ -24,50 +24,40 @@ func TestScriptFor(t *testing.T) {
 	require.ErrorContains(t, err, `unknown prompt variant "react-yaml"`)
 }
 
-func TestCopyWorkspaceRefusesSymlinks(t *testing.T) {
-	src := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(src, "picture"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(src, "picture", "a.txt"), []byte("a"), 0o644))
+// TestCopyWorkspaceStaysInRoot copies a workspace through the *os.Root on
+// Root: a symlink inside, a symlinked workspace folder and a path with ".."
+// are all refused.
+func TestCopyWorkspaceStaysInRoot(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "ws", "picture"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "ws", "picture", "a.txt"), []byte("a"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.jpg"), []byte("s"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "linked")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "file"), []byte("f"), 0o644))
+	r := &Runner{Root: root}
+
 	dst := t.TempDir()
-	require.NoError(t, copyWorkspace(dst, src))
+	require.NoError(t, r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: "ws"}, dst))
 	got, err := os.ReadFile(filepath.Join(dst, "picture", "a.txt"))
 	require.NoError(t, err)
 	require.Equal(t, "a", string(got))
 
-	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(src, "picture", "passwd.jpg")))
-	err = copyWorkspace(t.TempDir(), src)
+	tests := []struct{ name, workspace, want string }{
+		{"symlinked workspace folder", "linked", "escapes"},
+		{"dot-dot", "../" + filepath.Base(outside), "escapes"},
+		{"not a folder", "file", "not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: tt.workspace}, t.TempDir())
+			require.ErrorContains(t, err, tt.want)
+			require.ErrorContains(t, err, "s.yaml: workspace "+tt.workspace)
+		})
+	}
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.jpg"), filepath.Join(root, "ws", "picture", "passwd.jpg")))
+	err = r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: "ws"}, t.TempDir())
 	require.ErrorContains(t, err, "picture/passwd.jpg is not a regular file or folder")
-
-	require.ErrorContains(t, copyWorkspace(t.TempDir(), filepath.Join(src, "picture", "a.txt")), "is not a folder")
-}
-
-func TestStageAndSwapRecording(t *testing.T) {
-	final := filepath.Join(t.TempDir(), "scn", "react-text", "1")
-	// First recording: no folder yet.
-	stage, err := stageRecording(final)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(stage, "llm.yaml"), []byte("new"), 0o644))
-	require.NoError(t, swapIn(stage, final))
-	got, err := os.ReadFile(filepath.Join(final, "llm.yaml"))
-	require.NoError(t, err)
-	require.Equal(t, "new", string(got))
-
-	// A failed recording: the stage is dropped, the old folder is intact.
-	stage, err = stageRecording(final)
-	require.NoError(t, err)
-	got, err = os.ReadFile(filepath.Join(stage, "llm.yaml"))
-	require.NoError(t, err)
-	require.Equal(t, "new", string(got), "the stage starts as a copy (replay-or-record keeps what matches)")
-	require.NoError(t, os.WriteFile(filepath.Join(stage, "llm.yaml"), []byte("half"), 0o644))
-	require.NoError(t, os.RemoveAll(stage))
-	got, err = os.ReadFile(filepath.Join(final, "llm.yaml"))
-	require.NoError(t, err)
-	require.Equal(t, "new", string(got))
-
-	// Only the trial folder is left: no stage or old folder behind.
-	entries, err := os.ReadDir(filepath.Dir(final))
-	require.NoError(t, err)
-	require.Len(t, entries, 1)
 }
 
 func TestMergeChecksShards(t *testing.T) {

@@ -687,15 +687,16 @@ func detectInjection(t *trace) finding {
 // toolPathOf reports whether a tool_result event is an instance of the
 // tool failure path p.
 func toolPathOf(e agent.Event, p FailurePath) bool {
+	code := tools.Code(e.Code)
 	switch p {
 	case PathToolNotFound:
-		return e.Code == tools.CodeToolNotFound
+		return code == tools.CodeToolNotFound
 	case PathToolTimeout:
-		return e.Code == tools.CodeToolTimeout
+		return code == tools.CodeToolTimeout
 	case PathOutsideWorkspace:
-		return e.Code == tools.CodePathOutsideWorkspace
+		return code == tools.CodePathOutsideWorkspace
 	case PathToolError:
-		switch e.Code {
+		switch code {
 		case tools.CodeToolNotFound, tools.CodeToolTimeout, tools.CodePathOutsideWorkspace:
 			return false
 		}

@@ -109,9 +109,9 @@ func llmCall(step, attempt int, errText string, retryable bool) agent.Event {
 }
 
 func toolResult(step int, code, obs string) agent.Event {
-	status := "success"
+	status := agent.StatusSuccess
 	if code != "" {
-		status = "error"
+		status = agent.StatusError
 	}
 	return agent.Event{Type: agent.EventToolResult, Step: step, Tool: "echo", Status: status, Code: code, Observation: obs}
 }

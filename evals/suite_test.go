@@ -73,7 +73,7 @@ func recordInline(t *testing.T, src string) (*evals.Scenario, *evals.Runner) {
 	sc, err := evals.ParseScenario("inline.yaml", []byte(src), agent.PromptVariants())
 	require.NoError(t, err)
 	dir := t.TempDir()
-	rec := &evals.Runner{Root: dir, CassetteDir: dir, Mode: replay.ModeRecord, Provider: evals.Provider{Scripted: true}}
+	rec := &evals.Runner{Root: dir, CassetteDir: dir, Record: &evals.RecordConfig{Mode: replay.ModeRecord, Provider: evals.Provider{Scripted: true}}}
 	runs := rec.Run(context.Background(), rec.Plan([]*evals.Scenario{sc}, evals.Filter{}))
 	require.Len(t, runs, 1)
 	require.Equal(t, evals.VerdictPass, runs[0].Verdict, "recording: %s", runs[0].Error)

@@ -108,12 +108,6 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Model returns the model name the client sends.
-func (c *Client) Model() string { return c.cfg.Model }
-
-// URL returns the chat-completions endpoint the client posts to.
-func (c *Client) URL() string { return c.url }
-
 // chatRequest is the request body. Its field order is the wire order, so
 // the same call always marshals to the same bytes.
 type chatRequest struct {
@@ -163,7 +157,7 @@ func (c *Client) Chat(ctx context.Context, messages []Message) (Reply, error) {
 		return Reply{}, &APIError{Status: resp.StatusCode, Code: CodeMalformedResponse,
 			Message: fmt.Sprintf("response body exceeds %d bytes", MaxResponseBytes)}
 	}
-	reply, err := decodeResponse(resp.StatusCode, data)
+	reply, err := DecodeResponse(resp.StatusCode, data)
 	if err != nil {
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Retryable {

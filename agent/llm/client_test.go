@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -251,6 +253,46 @@ func TestChatAPIErrors(t *testing.T) {
 	}
 }
 
+func TestDecodeResponseRefuses(t *testing.T) {
+	// 2xx bodies the agent must not take as a reply.
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	tests := []struct {
+		name     string
+		body     string
+		wantCode string
+		wantMsg  []string
+	}{
+		{"negative prompt tokens", `{"id":"x","model":"m","choices":[{"index":0,"message":{"content":"Final Answer: hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":-5,"completion_tokens":3}}`,
+			CodeMalformedResponse, []string{"usage.prompt_tokens is -5; a token count is 0 or more", "body starts"}},
+		{"negative completion tokens", `{"id":"x","model":"m","choices":[{"index":0,"message":{"content":"Final Answer: hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":-1}}`,
+			CodeMalformedResponse, []string{"usage.completion_tokens is -1"}},
+		{"glm native tool call, empty content", read("glm-native-tool-calls.json"),
+			CodeNativeToolCalls, []string{`native tool calls ("image_scaling") instead of a text reply`, "not supported yet"}},
+		{"native tool calls beside text", read("glm-native-tool-calls-with-text.json"),
+			CodeNativeToolCalls, []string{`("image_scaling", "echo")`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := serve(t, 200, nil, tt.body)
+			_, err := newTestClient(t, srv.URL).Chat(context.Background(), hello)
+			var ae *APIError
+			require.ErrorAs(t, err, &ae)
+			if diff := cmp.Diff(tt.wantCode, ae.Code); diff != "" {
+				t.Errorf("code mismatch (-want +got):\n%s", diff)
+			}
+			require.Equal(t, 200, ae.Status)
+			require.False(t, ae.Retryable, "the same request would get the same answer")
+			for _, m := range tt.wantMsg {
+				require.Contains(t, err.Error(), m)
+			}
+		})
+	}
+}
+
 func TestChatConnectionRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -356,7 +398,7 @@ func TestNewClient(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			if diff := cmp.Diff(tt.wantURL, c.URL()); diff != "" {
+			if diff := cmp.Diff(tt.wantURL, c.url); diff != "" {
 				t.Errorf("URL mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -400,7 +442,7 @@ func TestIsRetryableNonAPIErrors(t *testing.T) {
 func TestClientURLKeepsQuery(t *testing.T) {
 	c, err := NewClient(Config{BaseURL: "http://127.0.0.1:9/v1/?code=abc"})
 	require.NoError(t, err)
-	require.Equal(t, "http://127.0.0.1:9/v1/chat/completions?code=abc", c.URL())
+	require.Equal(t, "http://127.0.0.1:9/v1/chat/completions?code=abc", c.url)
 	_, err = NewClient(Config{BaseURL: "http:///v1"})
 	require.ErrorContains(t, err, "not a URL with a host")
 }

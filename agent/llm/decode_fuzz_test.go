@@ -18,16 +18,21 @@ func FuzzDecodeResponse(f *testing.F) {
 		`{"id":"x","choices":[]}`,
 		`{"id":"chatcmpl-1","choices":[{"index":0,"message":{"content":"Thou`,
 		`<html>502</html>`, ``,
+		`{"choices":[{"message":{"content":"","tool_calls":[{"function":{"name":"f"}}]}}]}`,
+		`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":-1}}`,
 	} {
 		for _, status := range []int{200, 400, 429, 500} {
 			f.Add(status, []byte(body))
 		}
 	}
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		reply, err := decodeResponse(status, body)
+		reply, err := DecodeResponse(status, body)
 		if err == nil {
 			if status < 200 || status > 299 {
 				t.Fatalf("status %d decoded without error: %+v", status, reply)
+			}
+			if reply.Usage.PromptTokens < 0 || reply.Usage.CompletionTokens < 0 {
+				t.Fatalf("negative token counts accepted: %+v", reply.Usage)
 			}
 			return
 		}
@@ -55,7 +60,7 @@ func BenchmarkDecodeResponse(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := decodeResponse(200, body); err != nil {
+		if _, err := DecodeResponse(200, body); err != nil {
 			b.Fatal(err)
 		}
 	}

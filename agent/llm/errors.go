@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,6 +21,11 @@ const (
 	// CodeMalformedResponse marks a response body that is not a valid
 	// chat completion (not JSON, no choices, too large).
 	CodeMalformedResponse = "malformed_response"
+	// CodeNativeToolCalls marks a reply that carries native tool calls
+	// (message.tool_calls) where the agent asked for a text reply: the
+	// prompt protocols are text and json, so the call cannot be acted on.
+	// It is not retryable: the same request gets the same kind of answer.
+	CodeNativeToolCalls = "native_tool_calls"
 )
 
 // quotaCodes are provider codes that come with HTTP 429 but mean an
@@ -191,7 +197,12 @@ type chatResponse struct {
 	Model   string `json:"model"`
 	Choices []struct {
 		Message struct {
-			Content *string `json:"content"`
+			Content   *string `json:"content"`
+			ToolCalls []struct {
+				Function struct {
+					Name string `json:"name"`
+				} `json:"function"`
+			} `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
@@ -203,42 +214,51 @@ type chatResponse struct {
 	Code    providerCode `json:"code"`
 }
 
-// decodeResponse turns a status and body into a Reply or an *APIError. It
-// does not apply the stop sequence or Retry-After.
-func decodeResponse(status int, body []byte) (Reply, error) {
-	ok := status >= 200 && status < 300
+// DecodeResponse turns the HTTP status and body of a chat-completions
+// response into the Reply of its first choice, as Chat does before it cuts
+// the reply at the stop sequence and reads Retry-After (RetryAfter is
+// therefore 0 here). A failure is an *APIError: the provider's error for a
+// non-2xx status or an error body; CodeMalformedResponse for a 2xx body
+// that is not a chat completion, has no choices, or reports a negative
+// token count; CodeNativeToolCalls for a reply carrying native tool calls.
+func DecodeResponse(status int, body []byte) (Reply, error) {
 	var r chatResponse
 	err := json.Unmarshal(body, &r)
-	if !ok {
-		ae := &APIError{Status: status}
-		switch {
-		case err == nil && r.Error.present:
-			ae.Code = string(r.Error.Code)
-			ae.Message = r.Error.text()
-		case err == nil && r.Message != "":
-			ae.Code = string(r.Code)
-			ae.Message = r.Message
-		default:
-			ae.Message = snippet(body)
-			if ae.Message == "" {
-				ae.Message = http.StatusText(status)
-			}
-		}
-		ae.Retryable = retryableStatus(status, ae.Code)
-		return Reply{}, ae
+	if status < 200 || status > 299 {
+		return Reply{}, statusError(status, body, r, err)
+	}
+	malformed := func(format string, args ...any) error {
+		return &APIError{Status: status, Code: CodeMalformedResponse,
+			Message: fmt.Sprintf("decode response: "+format+" (body starts %q)", append(args, snippet(body))...)}
 	}
 	if err != nil {
-		return Reply{}, &APIError{Status: status, Code: CodeMalformedResponse,
-			Message: fmt.Sprintf("decode response: %v (body starts %q)", err, snippet(body))}
+		return Reply{}, malformed("%v", err)
 	}
 	if len(r.Choices) == 0 {
 		if r.Error.present {
 			return Reply{}, &APIError{Status: status, Code: string(r.Error.Code), Message: r.Error.text()}
 		}
-		return Reply{}, &APIError{Status: status, Code: CodeMalformedResponse,
-			Message: fmt.Sprintf("decode response: no choices (body starts %q)", snippet(body))}
+		return Reply{}, malformed("no choices")
+	}
+	if u := r.Usage; u != nil && (u.PromptTokens < 0 || u.CompletionTokens < 0) {
+		field, n := "prompt_tokens", u.PromptTokens
+		if n >= 0 {
+			field, n = "completion_tokens", u.CompletionTokens
+		}
+		return Reply{}, malformed("usage.%s is %d; a token count is 0 or more", field, n)
 	}
 	c := r.Choices[0]
+	if calls := c.Message.ToolCalls; len(calls) > 0 {
+		names := make([]string, 0, len(calls))
+		for _, tc := range calls {
+			names = append(names, quoteName(tc.Function.Name))
+		}
+		return Reply{}, &APIError{Status: status, Code: CodeNativeToolCalls, Message: fmt.Sprintf(
+			"the model answered with native tool calls (%s) instead of a text reply; "+
+				"AgentHub sends no tool definitions and reads the action from the reply text, as its prompt variants ask: "+
+				"use a model or provider setting that answers in message content (native tool calling is not supported yet)",
+			strings.Join(names, ", "))}
+	}
 	reply := Reply{ID: r.ID, Model: r.Model}
 	if c.Message.Content != nil {
 		reply.Content = *c.Message.Content
@@ -252,15 +272,41 @@ func decodeResponse(status int, body []byte) (Reply, error) {
 	return reply, nil
 }
 
+// statusError is the *APIError of a non-2xx response; r and err are the
+// result of decoding body as a chat response.
+func statusError(status int, body []byte, r chatResponse, err error) *APIError {
+	ae := &APIError{Status: status}
+	switch {
+	case err == nil && r.Error.present:
+		ae.Code = string(r.Error.Code)
+		ae.Message = r.Error.text()
+	case err == nil && r.Message != "":
+		ae.Code = string(r.Code)
+		ae.Message = r.Message
+	default:
+		ae.Message = snippet(body)
+		if ae.Message == "" {
+			ae.Message = http.StatusText(status)
+		}
+	}
+	ae.Retryable = retryableStatus(status, ae.Code)
+	return ae
+}
+
+// quoteName quotes a tool name the model chose, cut to 60 bytes.
+func quoteName(name string) string { return strconv.Quote(clip(name, 60)) }
+
 // snippet is the start of a body for an error message: at most 200 bytes,
 // cut on a rune boundary, whitespace-trimmed.
-func snippet(body []byte) string {
-	const limit = 200
-	s := strings.TrimSpace(string(body))
-	if len(s) <= limit {
+func snippet(body []byte) string { return clip(strings.TrimSpace(string(body)), 200) }
+
+// clip cuts s to at most n bytes on a rune boundary, marking a cut with
+// "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := limit
+	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -13,13 +13,13 @@ import (
 	_ "image/png"  // DecodeConfig of service responses
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"mime/multipart"
 	"net"
 	"net/http"
 	"net/textproto"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -101,44 +101,18 @@ func (t *ImageScaling) Execute(ctx context.Context, input string) (string, error
 	if err != nil {
 		return "", err
 	}
-	src, err := t.ws.Resolve(req.Path)
+	src, data, err := t.readInput(req.Path)
 	if err != nil {
 		return "", err
 	}
-	fi, err := os.Stat(src)
-	if err != nil {
-		return "", &Error{Code: CodeFileNotFound, Message: fmt.Sprintf("image_scaling: %q: %v", req.Path, err), Err: err}
-	}
-	if !fi.Mode().IsRegular() {
-		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("image_scaling: %q is not a regular file; give the path of a .jpg, .jpeg or .png file", req.Path)}
-	}
 	ext := filepath.Ext(src)
-	wantFormat := formatOfExt(ext)
-	if wantFormat == "" {
-		return "", &Error{Code: CodeUnsupportedFormat, Message: fmt.Sprintf("image_scaling: %q has extension %q; only .jpg, .jpeg and .png are supported", req.Path, ext)}
-	}
-	if fi.Size() > MaxImageBytes {
-		return "", &Error{Code: CodePayloadTooLarge, Message: fmt.Sprintf("image_scaling: %q is %d bytes; the limit is %d", req.Path, fi.Size(), MaxImageBytes)}
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("image_scaling: read %q: %v", req.Path, err), Err: err}
-	}
-	if got := sniffFormat(data); got != wantFormat {
-		what := "not an image"
-		if got != "" {
-			what = "a " + strings.ToUpper(got) + " image"
-		}
-		return "", &Error{Code: CodeUnsupportedFormat, Message: fmt.Sprintf("image_scaling: %q has a %s extension but its content is %s", req.Path, ext, what)}
-	}
-
 	name := strings.TrimSuffix(filepath.Base(src), ext)
 	dst := filepath.Join(filepath.Dir(src), name+"_"+strconv.Itoa(req.Width)+ext)
-	if _, err := os.Lstat(dst); err == nil {
-		return "", outputExists(t.ws.Rel(dst))
+	if _, err := t.ws.fs.Lstat(dst); err == nil {
+		return "", outputExists(filepath.ToSlash(dst))
 	}
 
-	out, hdr, err := t.post(ctx, filepath.Base(src), wantFormat, data, req.Width)
+	out, hdr, err := t.post(ctx, filepath.Base(src), formatOfExt(ext), data, req.Width)
 	if err != nil {
 		return "", err
 	}
@@ -146,17 +120,65 @@ func (t *ImageScaling) Execute(ctx context.Context, input string) (string, error
 	if err != nil {
 		return "", err
 	}
-	if err := writeNew(dst, out); err != nil {
+	if err := writeNew(t.ws.fs, dst, out); err != nil {
 		if te := (*Error)(nil); errors.As(err, &te) && te.Code == CodeOutputExists {
-			return "", outputExists(t.ws.Rel(dst))
+			return "", te
 		}
-		return "", &Error{Code: CodeToolError, Message: fmt.Sprintf("image_scaling: save %s: %v", t.ws.Rel(dst), err), Err: err}
+		if escapes(err) {
+			return "", &Error{Code: CodePathOutsideWorkspace, Message: fmt.Sprintf("image_scaling: save %s: its folder now leads outside the workspace through a symbolic link", filepath.ToSlash(dst)), Err: err}
+		}
+		return "", &Error{Code: CodeToolError, Message: fmt.Sprintf("image_scaling: save %s: %v", filepath.ToSlash(dst), err), Err: err}
 	}
-	b, err := json.Marshal(scalingResult{Output: t.ws.Rel(dst), Width: w, Height: h})
+	b, err := json.Marshal(scalingResult{Output: filepath.ToSlash(dst), Width: w, Height: h})
 	if err != nil {
 		return "", fmt.Errorf("image_scaling: encode result: %w", err)
 	}
 	return string(b), nil
+}
+
+// readInput reads the image the model named at path (as it wrote it)
+// through the workspace and returns its root-relative native path and
+// content. It checks, on the opened file, that it is a regular file of a
+// supported format no larger than MaxImageBytes.
+func (t *ImageScaling) readInput(path string) (string, []byte, error) {
+	src, fi, err := t.ws.stat(path)
+	if err != nil {
+		return "", nil, err
+	}
+	notRegular := &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("image_scaling: %q is not a regular file; give the path of a .jpg, .jpeg or .png file", path)}
+	if !fi.Mode().IsRegular() {
+		return "", nil, notRegular
+	}
+	ext := filepath.Ext(src)
+	wantFormat := formatOfExt(ext)
+	if wantFormat == "" {
+		return "", nil, &Error{Code: CodeUnsupportedFormat, Message: fmt.Sprintf("image_scaling: %q has extension %q; only .jpg, .jpeg and .png are supported", path, ext)}
+	}
+	if fi.Size() > MaxImageBytes {
+		return "", nil, &Error{Code: CodePayloadTooLarge, Message: fmt.Sprintf("image_scaling: %q is %d bytes; the limit is %d", path, fi.Size(), MaxImageBytes)}
+	}
+	// The file is read from what was opened, so a file swapped in since
+	// the stat above is checked again.
+	data, err := t.ws.readRegular(src, MaxImageBytes)
+	switch {
+	case err == nil:
+	case errors.Is(err, errNotRegular):
+		return "", nil, notRegular
+	case errors.Is(err, errTooLarge):
+		return "", nil, &Error{Code: CodePayloadTooLarge, Message: fmt.Sprintf("image_scaling: %q is over the limit of %d bytes", path, MaxImageBytes)}
+	case escapes(err) || missing(err):
+		return "", nil, t.ws.statError(path, err)
+	default:
+		return "", nil, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("image_scaling: read %q: %v", path, err), Err: err}
+	}
+	if got := sniffFormat(data); got != wantFormat {
+		what := "not an image"
+		if got != "" {
+			what = "a " + strings.ToUpper(got) + " image"
+		}
+		return "", nil, &Error{Code: CodeUnsupportedFormat, Message: fmt.Sprintf("image_scaling: %q has a %s extension but its content is %s", path, ext, what)}
+	}
+	return src, data, nil
 }
 
 // ScalingInput is a parsed image_scaling input.
@@ -235,20 +257,38 @@ func ParseScalingInput(input string) (ScalingInput, error) {
 	return ScalingInput{Path: path, Width: width}, nil
 }
 
+// Bounds of the folder listing Recover returns: at most maxListedImages
+// names of at most maxListedBytes bytes in all, so that the listing fits
+// in an observation whatever the folder holds.
+const (
+	maxListedImages = 50
+	maxListedBytes  = 1000
+)
+
 // imageList is what Recover returns for file_not_found.
 type imageList struct {
 	Dir             string   `json:"dir"`
 	AvailableImages []string `json:"available_images"`
+	// MoreImages is how many further images the folder holds that are
+	// not listed (0: the list is complete).
+	MoreImages int `json:"more_images,omitempty"`
 }
+
+// Truncated reports whether the listing leaves images out; the agent then
+// marks the observation truncated.
+func (l imageList) Truncated() bool { return l.MoreImages > 0 }
 
 // Recover helps the model after a failed call. For code file_not_found it
 // returns the image files (.jpg, .jpeg, .png; sorted workspace-relative
 // slash paths) in the folder of the requested path, or in its nearest
 // existing parent folder inside the workspace, as
-// {"dir":"picture","available_images":["picture/window.jpg"]}. ok is
-// false for any other code, for an unparseable input or a path outside
-// the workspace, and when the folder holds no images.
-func (t *ImageScaling) Recover(ctx context.Context, input, code string) (any, bool, error) {
+// {"dir":"picture","available_images":["picture/window.jpg"]}. The list
+// holds the first 50 names, within 1000 bytes; a longer
+// one says how many it leaves out as "more_images": N, and its Truncated
+// method reports true. ok is false for any other code, for an unparseable
+// input or a path outside the workspace, and when the folder holds no
+// images.
+func (t *ImageScaling) Recover(ctx context.Context, input string, code Code) (any, bool, error) {
 	if code != CodeFileNotFound {
 		return nil, false, nil
 	}
@@ -256,42 +296,35 @@ func (t *ImageScaling) Recover(ctx context.Context, input, code string) (any, bo
 	if err != nil {
 		return nil, false, nil
 	}
-	abs, err := t.ws.resolveLexical(req.Path)
+	rel, err := t.ws.lexical(req.Path)
 	if err != nil {
 		return nil, false, nil
 	}
-	dir := filepath.Dir(abs)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, false, err
-		}
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			break
-		}
-		if dir == t.ws.root {
-			return nil, false, nil
-		}
-		dir = filepath.Dir(dir)
+	dir, ok, err := t.ws.nearestDir(ctx, filepath.Dir(rel))
+	if !ok || err != nil {
+		return nil, false, err
 	}
-	rel := t.ws.Rel(dir)
-	if _, err := t.ws.Resolve(rel); err != nil {
-		return nil, false, nil // the folder is a symlink leaving the workspace
-	}
-	entries, err := os.ReadDir(dir)
+	names, err := t.ws.readDirNames(dir, func(e fs.DirEntry) bool {
+		return e.Type().IsRegular() && formatOfExt(filepath.Ext(e.Name())) != ""
+	})
 	if err != nil {
 		return nil, false, fmt.Errorf("image_scaling: recover: %w", err)
 	}
-	var images []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && formatOfExt(filepath.Ext(e.Name())) != "" {
-			images = append(images, t.ws.Rel(filepath.Join(dir, e.Name())))
-		}
-	}
-	if len(images) == 0 {
+	if len(names) == 0 {
 		return nil, false, nil
 	}
-	sort.Strings(images)
-	return imageList{Dir: rel, AvailableImages: images}, true, nil
+	list := imageList{Dir: filepath.ToSlash(dir), AvailableImages: []string{}}
+	size := 0
+	for _, n := range names {
+		p := filepath.ToSlash(filepath.Join(dir, n))
+		if len(list.AvailableImages) == maxListedImages || size+len(p) > maxListedBytes {
+			break
+		}
+		list.AvailableImages = append(list.AvailableImages, p)
+		size += len(p)
+	}
+	list.MoreImages = len(names) - len(list.AvailableImages)
+	return list, true, nil
 }
 
 // serviceError is the error body of the image service.
@@ -446,20 +479,19 @@ func pixelSize(hdr http.Header, data []byte) (int, int, error) {
 	return cfg.Width, cfg.Height, nil
 }
 
-// writeNew writes data to path atomically and never replaces an existing
-// file: it writes a temporary file in the same folder, then hard-links it
-// to path (which fails if path exists) or, where hard links are not
-// supported, renames it after checking that path is still free. It
-// returns an *Error with code output_exists when path is taken.
-func writeNew(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+// writeNew writes data to path (relative to root) atomically and never
+// replaces an existing file: it writes a temporary file in the same
+// folder, then hard-links it to path (which fails if path exists) or,
+// where hard links are not supported, renames it after checking that path
+// is still free. It returns an *Error with code output_exists when path
+// is taken.
+func writeNew(root *os.Root, path string, data []byte) (err error) {
+	f, tmp, err := createTemp(root, filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"))
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	defer func() {
-		if rerr := os.Remove(tmp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
+		if rerr := root.Remove(tmp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
 			err = rerr
 		}
 	}()
@@ -474,20 +506,34 @@ func writeNew(path string, data []byte) (err error) {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
+	if err := root.Chmod(tmp, 0o644); err != nil {
 		return err
 	}
-	lerr := os.Link(tmp, path)
+	lerr := root.Link(tmp, path)
 	if lerr == nil {
 		return nil
 	}
 	if errors.Is(lerr, fs.ErrExist) {
-		return outputExists(path)
+		return outputExists(filepath.ToSlash(path))
 	}
-	if _, serr := os.Lstat(path); serr == nil {
-		return outputExists(path)
+	if _, serr := root.Lstat(path); serr == nil {
+		return outputExists(filepath.ToSlash(path))
 	}
-	return os.Rename(tmp, path)
+	return root.Rename(tmp, path)
+}
+
+// createTemp creates a new file prefix+RANDOM in root (mode 0600, as
+// os.CreateTemp) and returns it with its name.
+func createTemp(root *os.Root, prefix string) (*os.File, string, error) {
+	for range 100 {
+		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fmt.Errorf("create a temporary file %s*: too many name collisions", prefix)
 }
 
 // outputExists is the output_exists error for the file rel.

@@ -36,7 +36,7 @@ var (
 		Execute(context.Context, string) (string, error)
 	} = (*ImageScaling)(nil)
 	_ interface {
-		Recover(context.Context, string, string) (any, bool, error)
+		Recover(context.Context, string, Code) (any, bool, error)
 	} = (*ImageScaling)(nil)
 )
 
@@ -212,7 +212,8 @@ func leftoverTemps(t *testing.T, ws *Workspace) []string {
 	var found []string
 	filepath.WalkDir(ws.Root(), func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), ".tmp-") {
-			found = append(found, ws.Rel(p))
+			rel, _ := filepath.Rel(ws.Root(), p)
+			found = append(found, filepath.ToSlash(rel))
 		}
 		return nil
 	})
@@ -248,7 +249,7 @@ func TestImageScalingExecute(t *testing.T) {
 		clientTimeout time.Duration
 		ctxTimeout    time.Duration
 		want          *result
-		wantCode      string
+		wantCode      Code
 		wantRetry     bool
 		wantMsg       []string // substrings of the error message
 		wantNoCall    bool     // the service must not be called
@@ -491,12 +492,85 @@ func TestImageScalingOutputExistsKeepsFile(t *testing.T) {
 	require.True(t, bytes.Equal(first, second), "the existing output was not touched")
 }
 
+func TestImageScalingFolderSwappedDuringUpload(t *testing.T) {
+	// The folder of the input is swapped for a link to the outside while
+	// the service works: the result is not saved outside the workspace.
+	ws := newImageWorkspace(t)
+	outside := t.TempDir()
+	rs := &resizeServer{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pic := filepath.Join(ws.Root(), "picture")
+		if err := os.Rename(pic, pic+".old"); err != nil {
+			t.Error(err)
+		}
+		if err := os.Symlink(outside, pic); err != nil {
+			t.Error(err)
+		}
+		rs.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	tool := NewImageScaling(ws, srv.URL, srv.Client())
+	_, err := tool.Execute(context.Background(), "picture/window.jpg 10")
+	if diff := cmp.Diff(CodePathOutsideWorkspace, errCode(err)); diff != "" {
+		t.Errorf("code mismatch (-want +got):\n%s\nerr: %v", diff, err)
+	}
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	if len(entries) != 0 {
+		t.Errorf("files written outside the workspace: %v", entries)
+	}
+}
+
+func TestImageScalingRecoverCapped(t *testing.T) {
+	// A folder of thousands of images gives a bounded listing that says
+	// how many it leaves out.
+	tests := []struct {
+		name      string
+		files     int
+		nameLen   int // bytes of each file name
+		wantCount int
+	}{
+		{name: "by count", files: 200, nameLen: 8, wantCount: maxListedImages},
+		{name: "by bytes", files: 40, nameLen: 95, wantCount: maxListedBytes / len("many/"+strings.Repeat("x", 95))},
+		{name: "under both", files: 5, nameLen: 8, wantCount: 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "many")
+			require.NoError(t, os.Mkdir(dir, 0o755))
+			for i := range tt.files {
+				name := fmt.Sprintf("%0*d.jpg", tt.nameLen-len(".jpg"), i)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+			}
+			ws, err := NewWorkspace(root)
+			require.NoError(t, err)
+			got, ok, err := NewImageScaling(ws, "", nil).Recover(context.Background(), "many/missing.jpg 10", CodeFileNotFound)
+			require.NoError(t, err)
+			require.True(t, ok)
+			list := got.(imageList)
+			if diff := cmp.Diff(tt.wantCount, len(list.AvailableImages)); diff != "" {
+				t.Errorf("listed mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.files-tt.wantCount, list.MoreImages); diff != "" {
+				t.Errorf("more_images mismatch (-want +got):\n%s", diff)
+			}
+			require.Equal(t, tt.files > tt.wantCount, list.Truncated())
+			b, err := json.Marshal(got)
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(b), maxListedBytes+maxListedImages*3+100, "the listing stays small")
+		})
+	}
+}
+
 func TestWriteNewRace(t *testing.T) {
 	// The check before the upload and the link at the end: when two calls
 	// race for the same output, exactly one wins and the other reports
 	// output_exists.
 	dir := t.TempDir()
-	dst := filepath.Join(dir, "out.jpg")
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
 	const n = 8
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -504,7 +578,7 @@ func TestWriteNewRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = writeNew(dst, []byte(fmt.Sprintf("writer %d", i)))
+			errs[i] = writeNew(root, "out.jpg", []byte(fmt.Sprintf("writer %d", i)))
 		}()
 	}
 	wg.Wait()
@@ -610,7 +684,7 @@ func TestImageScalingRecover(t *testing.T) {
 	tests := []struct {
 		name   string
 		input  string
-		code   string
+		code   Code
 		want   any
 		wantOK bool
 	}{
@@ -675,7 +749,8 @@ func TestImageScalingBundledWorkspace(t *testing.T) {
 	tool := NewImageScaling(ws, srv.URL, srv.Client())
 
 	tests := []struct {
-		input, want, wantCode string
+		input, want string
+		wantCode    Code
 	}{
 		{input: "./picture/window.jpg 256", want: `{"output":"picture/window_256.jpg","width":256,"height":171}`},
 		{input: "picture/door.png 150", want: `{"output":"picture/door_150.png","width":150,"height":100}`},

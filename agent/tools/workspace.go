@@ -1,27 +1,35 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 )
 
 // Workspace is the folder a file-touching tool may read and write. Every
-// path a model supplies goes through Resolve, which keeps it inside the
-// root. The check is lexical plus a symlink check of the deepest existing
-// prefix; it guards against a model's mistakes and prompt-injected paths,
-// not against a concurrent local attacker swapping symlinks.
+// path a model supplies is checked lexically first (empty, NUL, "..",
+// absolute outside), and every open, create, stat, link and rename goes
+// through an os.Root opened on the folder, so no path component — a
+// symbolic link, "..", or one swapped in while the tool runs — can lead
+// outside it. Symbolic links inside the workspace are
+// followed when they are relative and stay inside; absolute links are
+// refused (os.Root's rule).
 type Workspace struct {
-	root     string // absolute, cleaned
-	realRoot string // root with symlinks evaluated
+	root     string   // absolute, cleaned
+	realRoot string   // root with symlinks evaluated
+	fs       *os.Root // every file access goes through it
 }
 
 // NewWorkspace returns the workspace rooted at root (made absolute). The
-// root must be an existing directory.
+// root must be an existing directory. The workspace holds the folder open
+// until Close (or until it is garbage collected).
 func NewWorkspace(root string) (*Workspace, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -38,121 +46,148 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new workspace: %w", err)
 	}
-	return &Workspace{root: abs, realRoot: real}, nil
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("new workspace: %w", err)
+	}
+	return &Workspace{root: abs, realRoot: real, fs: r}, nil
 }
 
 // Root returns the absolute path of the workspace root.
 func (w *Workspace) Root() string { return w.root }
 
-// Resolve turns a model-supplied path (relative to the root, optionally
-// with a leading "./", or absolute inside the root) into an absolute path
-// inside the root. The returned path keeps the model's spelling below the
-// root; symlinks in it are allowed as long as they stay inside the root.
+// Close releases the workspace's handle on its folder; the tools that use
+// the workspace fail afterwards.
+func (w *Workspace) Close() error { return w.fs.Close() }
+
+// stat resolves a model-supplied path (relative to the root, optionally
+// with a leading "./", or absolute inside the root) to a cleaned
+// root-relative native path, the name every w.fs call takes, and stats
+// what it points to. Symlinks are followed as long as they stay inside the
+// root.
 //
 // Errors are *Error: invalid_input for an empty path or one with a NUL
 // byte, path_outside_workspace for ".." escapes, absolute paths outside
 // the root and symlinks that leave it, file_not_found when nothing exists
 // at the path (the message names the path as the model wrote it).
-func (w *Workspace) Resolve(p string) (string, error) {
-	abs, err := w.resolveLexical(p)
+func (w *Workspace) stat(p string) (string, fs.FileInfo, error) {
+	rel, err := w.lexical(p)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	exists, err := w.checkSymlinks(p, abs)
+	fi, err := w.fs.Stat(rel)
 	if err != nil {
-		return "", err
+		return "", nil, w.statError(p, err)
 	}
-	if !exists {
-		return "", &Error{Code: CodeFileNotFound, Message: fmt.Sprintf("resolve path: %q does not exist in the workspace", p)}
-	}
-	return abs, nil
+	return rel, fi, nil
 }
 
-// Rel returns the workspace-relative slash path of an absolute path inside
-// the root ("." for the root itself). A path outside the root is returned
-// unchanged.
-func (w *Workspace) Rel(abs string) string {
-	rel, err := filepath.Rel(w.root, abs)
-	if err != nil || !local(rel) {
-		return abs
+// statError maps a failed w.fs call on the model's path p to an *Error.
+func (w *Workspace) statError(p string, err error) *Error {
+	switch {
+	case escapes(err):
+		return &Error{Code: CodePathOutsideWorkspace, Message: fmt.Sprintf("resolve path: %q leads outside the workspace through a symbolic link", p), Err: err}
+	case missing(err):
+		return &Error{Code: CodeFileNotFound, Message: fmt.Sprintf("resolve path: %q does not exist in the workspace", p), Err: err}
 	}
-	return filepath.ToSlash(rel)
+	return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("resolve path: %q: %v", p, err), Err: err}
 }
 
-// resolveLexical makes p absolute and checks, without touching the file
-// system, that it stays inside the root.
-func (w *Workspace) resolveLexical(p string) (string, error) {
+// nearestDir returns dir (root-relative) or its nearest parent that is a
+// folder. ok is false when the walk meets a path that leads out of the
+// root (the model then gets no listing of a folder outside).
+func (w *Workspace) nearestDir(ctx context.Context, dir string) (string, bool, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", false, err
+		}
+		fi, err := w.fs.Stat(dir)
+		if err == nil && fi.IsDir() {
+			return dir, true, nil
+		}
+		if escapes(err) || dir == "." {
+			return "", false, nil
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// readDirNames returns the sorted names of the entries of the folder dir
+// (root-relative) that keep accepts.
+func (w *Workspace) readDirNames(dir string, keep func(fs.DirEntry) bool) ([]string, error) {
+	f, err := w.fs.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if keep(e) {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Errors of readRegular besides those of the file system.
+var (
+	errNotRegular = errors.New("not a regular file")
+	errTooLarge   = errors.New("over the size limit")
+)
+
+// readRegular reads the regular file at the root-relative path rel, at
+// most limit bytes: a file that is not regular once opened is
+// errNotRegular, a longer one errTooLarge. It opens without blocking, so a
+// FIFO swapped in after a stat cannot hang the call.
+func (w *Workspace) readRegular(rel string, limit int64) ([]byte, error) {
+	f, err := w.fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
+// lexical turns p into a cleaned path relative to the root, checking
+// without touching the file system that it names the root or a path
+// below it.
+func (w *Workspace) lexical(p string) (string, error) {
 	if p == "" {
 		return "", &Error{Code: CodeInvalidInput, Message: "resolve path: the path is empty"}
 	}
 	if strings.ContainsRune(p, 0) {
 		return "", &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("resolve path: %q contains a NUL byte", p)}
 	}
-	outside := &Error{Code: CodePathOutsideWorkspace, Message: fmt.Sprintf("resolve path: %q is outside the workspace; use a path relative to the workspace root", p)}
 	if filepath.IsAbs(p) {
 		c := filepath.Clean(p)
 		for _, r := range []string{w.root, w.realRoot} {
 			if rel, err := filepath.Rel(r, c); err == nil && local(rel) {
-				return filepath.Join(w.root, rel), nil
+				return rel, nil
 			}
 		}
-		return "", outside
+	} else if rel := filepath.Clean(p); local(rel) {
+		return rel, nil
 	}
-	c := filepath.Join(w.root, p)
-	rel, err := filepath.Rel(w.root, c)
-	if err != nil || !local(rel) {
-		return "", outside
-	}
-	return c, nil
-}
-
-// checkSymlinks evaluates the symlinks of the deepest existing prefix of
-// abs and refuses the path if they lead outside the root. It reports
-// whether abs itself exists.
-func (w *Workspace) checkSymlinks(p, abs string) (bool, error) {
-	outside := &Error{Code: CodePathOutsideWorkspace, Message: fmt.Sprintf("resolve path: %q leads outside the workspace through a symbolic link", p)}
-	q := abs
-	for {
-		if _, err := os.Lstat(q); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
-			return false, &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("resolve path: %q: %v", p, err), Err: err}
-		}
-		parent := filepath.Dir(q)
-		if parent == q || !w.inside(parent, w.root) {
-			// Nothing exists down to the root: the root itself vanished.
-			return false, nil
-		}
-		q = parent
-	}
-	real, err := filepath.EvalSymlinks(q)
-	if err != nil {
-		// q exists but does not resolve: a dangling symlink (or a loop).
-		// Refuse it if its target lies outside; otherwise it is missing.
-		if target, lerr := os.Readlink(q); lerr == nil {
-			if !filepath.IsAbs(target) {
-				dir, derr := filepath.EvalSymlinks(filepath.Dir(q))
-				if derr != nil {
-					return false, nil
-				}
-				target = filepath.Join(dir, target)
-			}
-			if !w.inside(filepath.Clean(target), w.realRoot) {
-				return false, outside
-			}
-		}
-		return false, nil
-	}
-	if !w.inside(real, w.realRoot) {
-		return false, outside
-	}
-	return q == abs, nil
-}
-
-// inside reports whether path is root or below it (both cleaned).
-func (w *Workspace) inside(path, root string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && local(rel)
+	return "", &Error{Code: CodePathOutsideWorkspace, Message: fmt.Sprintf("resolve path: %q is outside the workspace; use a path relative to the workspace root", p)}
 }
 
 // local reports whether a cleaned relative path stays at or below ".".
@@ -160,6 +195,18 @@ func local(rel string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// isNotDir reports whether err says a path component is a regular file
-// ("a.jpg/b"), which for our purpose means the path does not exist.
-func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
+// escapes reports whether err is os.Root refusing a path that leads out of
+// the root (a symbolic link pointing outside, or an absolute one). The
+// os package does not export that error, so its text is compared; the
+// workspace tests fail if it ever changes.
+func escapes(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent"
+}
+
+// missing reports whether err says nothing is at the path: it does not
+// exist, a component is a regular file ("a.jpg/b"), or symbolic links
+// loop.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
+}

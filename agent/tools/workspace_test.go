@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,7 +45,7 @@ func newSandbox(t testing.TB) sandbox {
 
 // errCode returns the Code of a *Error, "" for nil and "<not *Error>"
 // for any other error.
-func errCode(err error) string {
+func errCode(err error) Code {
 	if err == nil {
 		return ""
 	}
@@ -55,13 +56,19 @@ func errCode(err error) string {
 	return te.Code
 }
 
+// resolve is stat's path as a slash path: what the tests compare.
+func resolve(ws *Workspace, p string) (string, error) {
+	rel, _, err := ws.stat(p)
+	return filepath.ToSlash(rel), err
+}
+
 func TestResolve(t *testing.T) {
 	sb := newSandbox(t)
 	tests := []struct {
 		name     string
 		path     string
 		want     string // workspace-relative result when ok
-		wantCode string
+		wantCode Code
 		reason   string
 	}{
 		{name: "relative", path: "a.txt", want: "a.txt", reason: "the ordinary case"},
@@ -88,9 +95,9 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := sb.ws.Resolve(tt.path)
+			got, err := resolve(sb.ws, tt.path)
 			if diff := cmp.Diff(tt.wantCode, errCode(err)); diff != "" {
-				t.Fatalf("Resolve(%q) code mismatch (-want +got):\n%s\nerr: %v\nreason: %s", tt.path, diff, err, tt.reason)
+				t.Fatalf("resolve(%q) code mismatch (-want +got):\n%s\nerr: %v\nreason: %s", tt.path, diff, err, tt.reason)
 			}
 			if tt.wantCode != "" {
 				if tt.wantCode == CodeFileNotFound {
@@ -98,9 +105,8 @@ func TestResolve(t *testing.T) {
 				}
 				return
 			}
-			require.True(t, filepath.IsAbs(got), "result %q is absolute", got)
-			if diff := cmp.Diff(tt.want, sb.ws.Rel(got)); diff != "" {
-				t.Errorf("Resolve(%q) mismatch (-want +got):\n%s", tt.path, diff)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("resolve(%q) mismatch (-want +got):\n%s", tt.path, diff)
 			}
 		})
 	}
@@ -147,26 +153,75 @@ func TestWorkspaceSymlinkedRoot(t *testing.T) {
 	realRoot, err := filepath.EvalSymlinks(real)
 	require.NoError(t, err)
 	for _, p := range []string{"a.txt", filepath.Join(link, "a.txt"), filepath.Join(realRoot, "a.txt")} {
-		got, err := ws.Resolve(p)
+		got, err := resolve(ws, p)
 		require.NoError(t, err, p)
-		if diff := cmp.Diff(filepath.Join(link, "a.txt"), got); diff != "" {
-			t.Errorf("Resolve(%q) mismatch (-want +got):\n%s", p, diff)
+		if diff := cmp.Diff("a.txt", got); diff != "" {
+			t.Errorf("resolve(%q) mismatch (-want +got):\n%s", p, diff)
 		}
 	}
 }
 
-func TestRel(t *testing.T) {
+func TestResolveThroughRoot(t *testing.T) {
+	// Symbolic links os.Root refuses: absolute ones, even to a file
+	// inside, and relative ones that climb out.
 	sb := newSandbox(t)
-	tests := []struct{ name, in, want string }{
-		{name: "root", in: sb.root, want: "."},
-		{name: "nested", in: filepath.Join(sb.root, "sub", "b.txt"), want: "sub/b.txt"},
-		{name: "outside unchanged", in: sb.outside, want: sb.outside},
+	require.NoError(t, os.Symlink(filepath.Join(sb.root, "a.txt"), filepath.Join(sb.root, "abs-inside")))
+	require.NoError(t, os.Symlink(filepath.Join("..", "..", filepath.Base(sb.outside), "secret.txt"), filepath.Join(sb.root, "sub", "climb")))
+	require.NoError(t, os.Symlink("loop", filepath.Join(sb.root, "loop")))
+	tests := []struct {
+		path     string
+		wantCode Code
+	}{
+		{"abs-inside", CodePathOutsideWorkspace},
+		{"sub/climb", CodePathOutsideWorkspace},
+		{"outdir/../a.txt", ""}, // cleaned lexically to a.txt, as before
+		{"loop", CodeFileNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			_, err := resolve(sb.ws, tt.path)
+			if diff := cmp.Diff(tt.wantCode, errCode(err)); diff != "" {
+				t.Errorf("resolve(%q) code mismatch (-want +got):\n%s\nerr: %v", tt.path, diff, err)
+			}
+		})
+	}
+}
+
+func TestReadRegularAfterSwap(t *testing.T) {
+	// What Resolve saw is not trusted: a file swapped for a link to the
+	// outside, a parent folder swapped for such a link, or a FIFO, between
+	// the stat and the read, is refused (and the FIFO does not block).
+	tests := []struct {
+		name  string
+		swap  func(t *testing.T, sb sandbox)
+		check func(t *testing.T, err error)
+	}{
+		{"file becomes a link out", func(t *testing.T, sb sandbox) {
+			p := filepath.Join(sb.root, "sub", "b.txt")
+			require.NoError(t, os.Remove(p))
+			require.NoError(t, os.Symlink(filepath.Join(sb.outside, "secret.txt"), p))
+		}, func(t *testing.T, err error) { require.True(t, escapes(err), "err %v", err) }},
+		{"folder becomes a link out", func(t *testing.T, sb sandbox) {
+			require.NoError(t, os.Rename(filepath.Join(sb.root, "sub"), filepath.Join(sb.root, "sub.old")))
+			require.NoError(t, os.WriteFile(filepath.Join(sb.outside, "b.txt"), []byte("secret"), 0o644))
+			require.NoError(t, os.Symlink(sb.outside, filepath.Join(sb.root, "sub")))
+		}, func(t *testing.T, err error) { require.True(t, escapes(err), "err %v", err) }},
+		{"file becomes a FIFO", func(t *testing.T, sb sandbox) {
+			p := filepath.Join(sb.root, "sub", "b.txt")
+			require.NoError(t, os.Remove(p))
+			require.NoError(t, syscall.Mkfifo(p, 0o644))
+		}, func(t *testing.T, err error) { require.ErrorIs(t, err, errNotRegular) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, sb.ws.Rel(tt.in)); diff != "" {
-				t.Errorf("Rel mismatch (-want +got):\n%s", diff)
-			}
+			sb := newSandbox(t)
+			rel, fi, err := sb.ws.stat("sub/b.txt")
+			require.NoError(t, err)
+			require.True(t, fi.Mode().IsRegular())
+			tt.swap(t, sb)
+			data, err := sb.ws.readRegular(rel, 1<<20)
+			require.Nil(t, data)
+			tt.check(t, err)
 		})
 	}
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -14,10 +17,6 @@ import (
 	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/internal/atomicfile"
 )
-
-func init() {
-	register(command{name: "eval", summary: "replay the scenario suite offline, score it, print the report (the main job)", run: runEval})
-}
 
 // selection holds the flags that pick scenarios and runs, shared by eval,
 // record and replay.
@@ -46,15 +45,9 @@ const maxTrials = 1000
 // load reads the suite and builds the runner and filter.
 func (s *selection) load(cmd string) ([]*evals.Scenario, *evals.Runner, evals.Filter, error) {
 	var f evals.Filter
-	rel := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(s.root, p)
-	}
-	suite, err := evals.LoadSuite(rel(s.scenarios), agent.PromptVariants())
+	suite, err := evals.LoadSuite(inRoot(s.root, s.scenarios), agent.PromptVariants())
 	if err != nil {
-		return nil, nil, f, usageErrorf("%s: invalid scenarios:\n%v", cmd, err)
+		return nil, nil, f, suiteError(cmd, s.root, s.scenarios, err)
 	}
 	if s.run != "" {
 		re, err := regexp.Compile(s.run)
@@ -90,8 +83,52 @@ func (s *selection) load(cmd string) ([]*evals.Scenario, *evals.Runner, evals.Fi
 		return nil, nil, f, usageErrorf("%s: -j must be ≥ 0 (0: GOMAXPROCS), got %d", cmd, s.jobs)
 	}
 	f.Trials = s.trials
-	r := &evals.Runner{Root: s.root, CassetteDir: rel(s.cassettes), Jobs: s.jobs}
+	r := &evals.Runner{Root: s.root, CassetteDir: inRoot(s.root, s.cassettes), Jobs: s.jobs}
 	return suite, r, f, nil
+}
+
+// inRoot returns the path of a --scenarios or --cassettes folder: p itself
+// when absolute, else p under root.
+func inRoot(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
+
+// suiteError explains why the scenarios folder (relative to root unless
+// absolute) could not be loaded. A folder that does not exist usually means
+// the command was run from a sub-folder of the repository: then it names
+// the --root that has the folder, found by looking upward from root.
+func suiteError(cmd, root, scenarios string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return usageErrorf("%s: invalid scenarios:\n%v", cmd, err)
+	}
+	if up := findRoot(root, scenarios); up != "" {
+		return usageErrorf("%s: %v: run it from the repository root, or pass --root %s (that folder has %s)", cmd, err, up, scenarios)
+	}
+	return usageErrorf("%s: %v (run it from the repository root, or pass --root)", cmd, err)
+}
+
+// findRoot returns the nearest ancestor of root that holds the folder
+// scenarios, as a path to pass to --root ("..", "../.."; absolute when
+// root is), or "" when there is none or scenarios is absolute.
+func findRoot(root, scenarios string) string {
+	if filepath.IsAbs(scenarios) {
+		return ""
+	}
+	dir, err := filepath.Abs(root)
+	if err != nil {
+		return ""
+	}
+	up := root
+	for parent := filepath.Dir(dir); parent != dir; dir, parent = parent, filepath.Dir(parent) {
+		up = filepath.Join(up, "..")
+		if fi, err := os.Stat(filepath.Join(parent, scenarios)); err == nil && fi.IsDir() {
+			return up
+		}
+	}
+	return ""
 }
 
 // filtered reports whether the selection leaves out part of the suite.
@@ -108,93 +145,159 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// evalFlags are the flags of eval beyond the selection.
+type evalFlags struct {
+	sel                              selection
+	format, out, junit, bless, rerun string
+	baseline                         string
+	reparse                          bool
+}
+
+func (f *evalFlags) register(fs *flag.FlagSet) {
+	f.sel.register(fs)
+	fs.StringVar(&f.format, "format", "table", "stdout format: table, markdown, json or junit")
+	fs.StringVar(&f.out, "out", "", "also write the canonical JSON report to this file (atomically)")
+	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to this file (atomically)")
+	fs.StringVar(&f.baseline, "baseline", "", "compare with this JSON report; a regression exits 1 (with --run, --prompt, --tags, --shard or --rerun-failed only the selected runs are compared)")
+	fs.StringVar(&f.bless, "bless", "", "write this run's JSON report to this file as the new baseline")
+	fs.StringVar(&f.rerun, "rerun-failed", "", "only the runs that did not pass in this JSON report")
+	fs.BoolVar(&f.reparse, "reparse", false, "re-parse every recorded reply with the current parser and list changed decisions (no agent run)")
+}
+
 func runEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "eval", "eval [flags]", "agenthub eval --format markdown --out report.json --baseline baseline.json")
-	var sel selection
-	sel.register(fs)
-	format := fs.String("format", "table", "stdout format: table, markdown, json or junit")
-	out := fs.String("out", "", "also write the canonical JSON report to this file (atomically)")
-	junit := fs.String("junit", "", "also write a JUnit XML report to this file (atomically)")
-	baseline := fs.String("baseline", "", "compare with this JSON report; a regression exits 1 (with --run, --prompt, --tags, --shard or --rerun-failed only the selected runs are compared)")
-	bless := fs.String("bless", "", "write this run's JSON report to this file as the new baseline")
-	rerun := fs.String("rerun-failed", "", "only the runs that did not pass in this JSON report")
-	reparse := fs.Bool("reparse", false, "re-parse every recorded reply with the current parser and list changed decisions (no agent run)")
+	var fl evalFlags
+	fl.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("eval: unexpected argument %q (run 'agenthub eval -h')", fs.Arg(0))
 	}
-	f, err := evals.ParseFormat(*format)
+	f, err := evals.ParseFormat(fl.format)
 	if err != nil {
 		return usageErrorf("eval: --format: %v", err)
 	}
-	suite, runner, filter, err := sel.load("eval")
+	suite, runner, filter, err := fl.sel.load("eval")
 	if err != nil {
 		return err
 	}
-	if *rerun != "" {
-		prev, err := evals.LoadReport(*rerun)
-		if err != nil {
-			return usageErrorf("eval: --rerun-failed: %v", err)
-		}
-		filter.Only = map[string]bool{}
-		for _, id := range prev.FailedIDs() {
-			filter.Only[id] = true
-		}
-		// A failed run that no longer exists (a renamed scenario) must not
-		// pass for "nothing to rerun".
-		known := map[string]bool{}
-		for _, j := range runner.Plan(suite, evals.Filter{Trials: filter.Trials}) {
-			known[j.ID()] = true
-		}
-		var gone []string
-		for id := range filter.Only {
-			if !known[id] {
-				gone = append(gone, id)
-			}
-		}
-		if len(gone) > 0 {
-			sort.Strings(gone)
-			return usageErrorf("eval: --rerun-failed: %d runs that did not pass in %s are not in the suite: %s", len(gone), *rerun, strings.Join(gone, ", "))
+	if fl.rerun != "" {
+		if filter.Only, err = rerunSelection(fl.rerun, runner.Plan(suite, evals.Filter{Trials: filter.Trials})); err != nil {
+			return err
 		}
 	}
-	var base *evals.Report
-	if *baseline != "" {
-		b, err := evals.LoadReport(*baseline)
-		if err != nil {
-			return usageErrorf("eval: --baseline: %v", err)
-		}
-		base = &b
+	base, err := loadBaseline(fl.baseline, filter, fl.sel.filtered(filter))
+	if err != nil {
+		return err
 	}
 	jobs := runner.Plan(suite, filter)
-	if base != nil && sel.filtered(filter) {
-		// Compare like with like: runs the selection leaves out are not
-		// missing from this result (but a deleted scenario the selection
-		// would keep is).
-		var keep []evals.RunReport
-		for _, r := range base.Runs {
-			if filter.Selects(r) {
-				keep = append(keep, r)
-			}
-		}
-		b := evals.NewReport(keep)
-		base = &b
-	}
 	if len(jobs) == 0 {
-		if filter.Only != nil {
-			if len(filter.Only) == 0 {
-				fmt.Fprintf(e.stdout, "nothing to rerun: every run in %s passed\n", *rerun)
-			} else {
-				fmt.Fprintf(e.stdout, "nothing to rerun: none of the %d runs that did not pass in %s is in this selection\n", len(filter.Only), *rerun)
-			}
-			return nil
-		}
-		return usageErrorf("eval: no scenario run matches the selection (%d scenarios in %s)", len(suite), sel.scenarios)
+		return nothingToRun(e, filter, fl.rerun, len(suite), fl.sel.scenarios)
 	}
-	if *reparse {
+	if fl.reparse {
 		return reparseCmd(e, runner, jobs)
 	}
+	rep := runJobs(ctx, e, runner, jobs)
+	if filter.ShardCount > 0 {
+		rep.Shard = &evals.ShardInfo{Index: filter.ShardIndex, Count: filter.ShardCount}
+	}
+	if err := evals.Render(e.stdout, rep, f); err != nil {
+		return err
+	}
+	if err := fl.writeReports(e, rep); err != nil {
+		return err
+	}
+	regressed := false
+	if base != nil {
+		if regressed, err = compareBaseline(e, *base, rep, f); err != nil {
+			return err
+		}
+	}
+	s := rep.Summary
+	if err := verdictError(s.Group, fmt.Sprintf("eval: %d of %d runs failed", s.Fail, s.Total),
+		fmt.Sprintf("eval: %d of %d runs could not be judged (verdict error; see the reasons above)", s.Error, s.Total)); err != nil {
+		return err
+	}
+	if regressed {
+		return failedErrorf("eval: regression against the baseline %s", fl.baseline)
+	}
+	return nil
+}
+
+// rerunSelection returns the ids of the runs that did not pass in the
+// report at path; planned are every run of the suite, so that a failed run
+// that no longer exists (a renamed scenario) cannot pass for "nothing to
+// rerun".
+func rerunSelection(path string, planned []evals.Job) (map[string]bool, error) {
+	prev, err := evals.LoadReport(path)
+	if err != nil {
+		return nil, usageErrorf("eval: --rerun-failed: %v", err)
+	}
+	only := map[string]bool{}
+	for _, id := range prev.FailedIDs() {
+		only[id] = true
+	}
+	known := map[string]bool{}
+	for _, j := range planned {
+		known[j.ID()] = true
+	}
+	var gone []string
+	for id := range only {
+		if !known[id] {
+			gone = append(gone, id)
+		}
+	}
+	if len(gone) > 0 {
+		sort.Strings(gone)
+		return nil, usageErrorf("eval: --rerun-failed: %d runs that did not pass in %s are not in the suite: %s", len(gone), path, strings.Join(gone, ", "))
+	}
+	return only, nil
+}
+
+// loadBaseline reads the baseline report at path (nil for ""); with a
+// selection it keeps only the runs the filter selects, to compare like
+// with like: runs the selection leaves out are not missing from this
+// result (but a deleted scenario the selection would keep is).
+func loadBaseline(path string, filter evals.Filter, filtered bool) (*evals.Report, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := evals.LoadReport(path)
+	if err != nil {
+		return nil, usageErrorf("eval: --baseline: %v", err)
+	}
+	if !filtered {
+		return &b, nil
+	}
+	var keep []evals.RunReport
+	for _, r := range b.Runs {
+		if filter.Selects(r) {
+			keep = append(keep, r)
+		}
+	}
+	b = evals.NewReport(keep)
+	return &b, nil
+}
+
+// nothingToRun explains an empty plan: with --rerun-failed it is a success
+// (nothing failed, or nothing failed in this selection), otherwise a usage
+// error.
+func nothingToRun(e *env, filter evals.Filter, rerun string, scenarios int, dir string) error {
+	switch {
+	case filter.Only == nil:
+		return usageErrorf("eval: no scenario run matches the selection (%d scenarios in %s)", scenarios, dir)
+	case len(filter.Only) == 0:
+		fmt.Fprintf(e.stdout, "nothing to rerun: every run in %s passed\n", rerun)
+	default:
+		fmt.Fprintf(e.stdout, "nothing to rerun: none of the %d runs that did not pass in %s is in this selection\n", len(filter.Only), rerun)
+	}
+	return nil
+}
+
+// runJobs runs the jobs, with a progress line on a terminal, and returns
+// their report.
+func runJobs(ctx context.Context, e *env, runner *evals.Runner, jobs []evals.Job) evals.Report {
 	if e.isTerminal {
 		runner.Progress = progressPrinter(e.stderr)
 	}
@@ -202,58 +305,60 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if e.isTerminal {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
-	rep := evals.NewReport(runs)
-	if filter.ShardCount > 0 {
-		rep.Shard = &evals.ShardInfo{Index: filter.ShardIndex, Count: filter.ShardCount}
+	return evals.NewReport(runs)
+}
+
+// writeReports writes the --out, --junit and --bless files that are set.
+func (f *evalFlags) writeReports(e *env, rep evals.Report) error {
+	files := []struct {
+		flag, path string
+		render     func(io.Writer, evals.Report) error
+	}{
+		{"--out", f.out, evals.RenderJSON},
+		{"--junit", f.junit, evals.RenderJUnit},
+		{"--bless", f.bless, evals.RenderJSON},
 	}
-	if err := evals.Render(e.stdout, rep, f); err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := atomicfile.Write(*out, func(w io.Writer) error { return evals.RenderJSON(w, rep) }); err != nil {
-			return usageErrorf("eval: --out: %v", err)
+	for _, file := range files {
+		if file.path == "" {
+			continue
+		}
+		if err := writeReport(file.path, rep, file.render); err != nil {
+			return usageErrorf("eval: %s: %v", file.flag, err)
 		}
 	}
-	if *junit != "" {
-		if err := atomicfile.Write(*junit, func(w io.Writer) error { return evals.RenderJUnit(w, rep) }); err != nil {
-			return usageErrorf("eval: --junit: %v", err)
-		}
-	}
-	if *bless != "" {
-		if err := atomicfile.Write(*bless, func(w io.Writer) error { return evals.RenderJSON(w, rep) }); err != nil {
-			return usageErrorf("eval: --bless: %v", err)
-		}
-		fmt.Fprintf(e.stderr, "%s: wrote baseline %s (%d runs)\n", programName, *bless, len(rep.Runs))
-	}
-	regressed := false
-	if base != nil {
-		d := evals.Compare(*base, rep)
-		w := e.stdout
-		if f == evals.FormatJSON || f == evals.FormatJUnit {
-			w = e.stderr // keep stdout machine-readable
-		}
-		fmt.Fprintln(w)
-		if f == evals.FormatMarkdown {
-			fmt.Fprint(w, "### Baseline comparison\n\n```text\n")
-		}
-		if err := evals.RenderDiff(w, d); err != nil {
-			return err
-		}
-		if f == evals.FormatMarkdown {
-			fmt.Fprint(w, "```\n")
-		}
-		regressed = d.Regressed()
-	}
-	s := rep.Summary
-	switch {
-	case s.Error > 0:
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("eval: %d of %d runs could not be judged (verdict error; see the reasons above)", s.Error, s.Total)}
-	case s.Fail > 0:
-		return failedErrorf("eval: %d of %d runs failed", s.Fail, s.Total)
-	case regressed:
-		return failedErrorf("eval: regression against the baseline %s", *baseline)
+	if f.bless != "" {
+		fmt.Fprintf(e.stderr, "%s: wrote baseline %s (%d runs)\n", programName, f.bless, len(rep.Runs))
 	}
 	return nil
+}
+
+// writeReport renders rep into the file at path through the one writer of
+// every file a command writes (atomicfile.WriteTarget: a regular file is
+// replaced atomically, a FIFO or device is written in place, a symlink is
+// followed).
+func writeReport(path string, rep evals.Report, render func(io.Writer, evals.Report) error) error {
+	return atomicfile.WriteTarget(path, func(w io.Writer) error { return render(w, rep) })
+}
+
+// compareBaseline prints the comparison of rep with base (on stderr when
+// stdout is machine-readable) and reports whether rep regressed.
+func compareBaseline(e *env, base, rep evals.Report, f evals.Format) (bool, error) {
+	d := evals.Compare(base, rep)
+	w := e.stdout
+	if f == evals.FormatJSON || f == evals.FormatJUnit {
+		w = e.stderr // keep stdout machine-readable
+	}
+	fmt.Fprintln(w)
+	if f == evals.FormatMarkdown {
+		fmt.Fprint(w, "### Baseline comparison\n\n```text\n")
+	}
+	if err := evals.RenderDiff(w, d); err != nil {
+		return false, err
+	}
+	if f == evals.FormatMarkdown {
+		fmt.Fprint(w, "```\n")
+	}
+	return d.Regressed(), nil
 }
 
 // progressPrinter returns a Progress callback that redraws one status line.

@@ -1,7 +1,3 @@
-// Command agenthub runs, records, replays and scores ReAct agents.
-//
-// Run "agenthub -h" for the list of subcommands and "agenthub CMD -h" for
-// the flags of one.
 package main
 
 import (
@@ -11,22 +7,42 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/evals"
 )
 
-// Exit codes of every subcommand.
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(os.Stderr, err))
+}
+
+// run executes one command line (without the program name) with the
+// process's standard input and environment; its error carries the exit
+// code (see exitCode).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	e := &env{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	if f, ok := stderr.(*os.File); ok {
+		e.isTerminal = isTerminal(f)
+	}
+	return e.run(ctx, args)
+}
+
+// programName prefixes every message.
+const programName = "agenthub"
+
+// Exit codes of every command (the package doc lists what each means).
 const (
-	exitOK      = 0 // success
-	exitFailed  = 1 // a run failed, a check failed, a regression
-	exitUsage   = 2 // bad usage, bad input, harness error
-	programName = "agenthub"
+	exitOK     = 0 // success
+	exitFailed = 1 // a run failed, a check failed, a regression
+	exitUsage  = 2 // bad usage, bad input, harness error
 )
 
-// env is what a subcommand may read from its surroundings; tests replace it.
+// env is what a command may read from its surroundings; tests replace it.
 type env struct {
 	stdin  io.Reader
 	stdout io.Writer
@@ -44,14 +60,60 @@ type command struct {
 	run func(ctx context.Context, e *env, args []string) error
 }
 
-var commands = map[string]command{}
+// commands is the command table, in the order "agenthub -h" lists it.
+var commands = []command{
+	{"eval", "replay the scenario suite offline, score it, print the report (the main job)", runEval},
+	{"parse", "parse one model reply and print the decision as JSON", runParse},
+	{"record", "run scenarios live and write their cassettes", runRecord},
+	{"replay", "re-run one recorded run offline with the console trace", runReplay},
+	{"report", "merge shard reports: agenthub report merge A.json B.json…", runReport},
+	{"run", "run the agent live on one task (model API + image service)", runRun},
+	{"serve-scripted", "serve a scripted OpenAI-compatible model until interrupted", runServeScripted},
+	{"trace", "summarise a JSONL trace: agenthub trace report RUN.jsonl", runTrace},
+	{"version", "print the agenthub version", runVersion},
+}
 
-// register adds a subcommand; each subcommand file calls it from init.
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("agenthub: duplicate command " + c.name)
+// lookup returns the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
 	}
-	commands[c.name] = c
+	return command{}, false
+}
+
+// run dispatches args to a command; no arguments print the usage and exit 2.
+func (e *env) run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		printUsage(e.stdout)
+		return &exitError{code: exitUsage}
+	}
+	if args[0] == "help" && len(args) == 2 {
+		args = []string{args[1], "-h"}
+	} else if args[0] == "help" || isHelpArg(args[0]) {
+		printUsage(e.stdout)
+		return nil
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		names := make([]string, len(commands))
+		for i, c := range commands {
+			names[i] = c.name
+		}
+		return usageErrorf("unknown command %q; the commands are: %s\nRun '%s -h' for help.", args[0], strings.Join(names, ", "), programName)
+	}
+	return c.run(ctx, e, args[1:])
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "%s tests ReAct agents: run them live, record their HTTP traffic, replay and score suites offline.\n\n", programName)
+	fmt.Fprintf(w, "Usage:\n  %s <command> [flags] [args]\n\nCommands:\n", programName)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-15s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun '%s <command> -h' for the flags of a command.\n", programName)
+	fmt.Fprintf(w, "Exit codes: 0 ok, 1 a run or check failed or regressed, 2 bad usage, bad input or harness error.\n")
 }
 
 // exitError carries an exit code and a message for the user.
@@ -67,8 +129,7 @@ func usageErrorf(format string, args ...any) error {
 	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
 }
 
-// failedErrorf returns an error that exits 1 with the message (which may be
-// empty when the report already said everything).
+// failedErrorf returns an error that exits 1 with the message.
 func failedErrorf(format string, args ...any) error {
 	return &exitError{code: exitFailed, msg: fmt.Sprintf(format, args...)}
 }
@@ -76,73 +137,37 @@ func failedErrorf(format string, args ...any) error {
 // errSilentFailure exits 1 without printing anything more.
 var errSilentFailure = &exitError{code: exitFailed}
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: isTerminal(os.Stderr)}
-	code := run(ctx, e, os.Args[1:])
-	stop()
-	os.Exit(code)
+// verdictError is the one place where judged runs become an exit code: nil
+// when every run in g passed, exit 2 with errMsg when some run could not be
+// judged (verdict error: a harness fault, never a pass or a fail), else
+// exit 1 with failMsg when some run failed.
+func verdictError(g evals.Group, failMsg, errMsg string) error {
+	switch {
+	case g.Error > 0:
+		return &exitError{code: exitUsage, msg: errMsg}
+	case g.Fail > 0:
+		return &exitError{code: exitFailed, msg: failMsg}
+	}
+	return nil
 }
 
-// run dispatches to a subcommand and maps its error to an exit code.
-func run(ctx context.Context, e *env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		if len(args) == 2 && args[0] == "help" {
-			if c, ok := commands[args[1]]; ok {
-				return exitCode(e, c.run(ctx, e, []string{"-h"}))
-			}
-		}
-		printUsage(e.stdout)
-		if len(args) == 0 {
-			return exitUsage
-		}
+// exitCode prints err's message to w, prefixed with the program name, and
+// returns the exit code it carries: 0 for nil or help, the code of an
+// exitError, 2 for any other error.
+func exitCode(w io.Writer, err error) int {
+	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(e.stderr, "%s: unknown command %q; the commands are: %s\nRun '%s -h' for help.\n",
-			programName, args[0], strings.Join(commandNames(), ", "), programName)
-		return exitUsage
-	}
-	return exitCode(e, c.run(ctx, e, args[1:]))
-}
-
-func exitCode(e *env, err error) int {
-	if err == nil {
-		return exitOK
-	}
+	code := exitUsage
 	var xe *exitError
 	if errors.As(err, &xe) {
-		if xe.msg != "" {
-			// Messages quote model output and provider error codes.
-			fmt.Fprintf(e.stderr, "%s: %s\n", programName, agent.Printable(xe.msg))
-		}
-		return xe.code
+		code = xe.code
 	}
-	if errors.Is(err, errHelp) {
-		return exitOK
+	if msg := err.Error(); msg != "" {
+		// Messages quote model output and provider error codes.
+		fmt.Fprintf(w, "%s: %s\n", programName, agent.Printable(msg))
 	}
-	fmt.Fprintf(e.stderr, "%s: %s\n", programName, agent.Printable(err.Error()))
-	return exitUsage
-}
-
-func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintf(w, "%s tests ReAct agents: run them live, record their HTTP traffic, replay and score suites offline.\n\n", programName)
-	fmt.Fprintf(w, "Usage:\n  %s <command> [flags] [args]\n\nCommands:\n", programName)
-	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-15s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintf(w, "\nRun '%s <command> -h' for the flags of a command.\n", programName)
-	fmt.Fprintf(w, "Exit codes: 0 ok, 1 a run or check failed or regressed, 2 bad usage, bad input or harness error.\n")
+	return code
 }
 
 func isTerminal(f *os.File) bool {

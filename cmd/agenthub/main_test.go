@@ -13,8 +13,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"agenthub": func() {
-			e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
-			os.Exit(run(context.Background(), e, os.Args[1:]))
+			os.Exit(exitCode(os.Stderr, run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)))
 		},
 	})
 }

@@ -8,10 +8,6 @@ import (
 	"github.com/agenthub/agenthub/parser"
 )
 
-func init() {
-	register(command{name: "parse", summary: "parse one model reply and print the decision as JSON", run: runParse})
-}
-
 // runParse implements "agenthub parse [--protocol auto|text|json] [FILE|-]":
 // it prints the decision (or the parse error) as one JSON object, exits 0
 // for a decision, 1 for a parse error and 2 for bad usage or unreadable

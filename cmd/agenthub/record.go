@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/evals/replay"
 )
-
-func init() {
-	register(command{name: "record", summary: "run scenarios live and write their cassettes", run: runRecord})
-}
 
 func runRecord(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "record", "record [flags] (--scripted | --base-url URL --model M)",
@@ -23,6 +20,7 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 	model := fs.String("model", "", "model name at the real provider (e.g. glm-4-flash)")
 	keyEnv := fs.String("api-key-env", "AGENTHUB_API_KEY", "environment variable holding the provider's API key")
 	imageURL := fs.String("image-url", "", "real image service to record against (default: one started in-process on loopback, with the scenario's image_faults)")
+	keepFailed := fs.String("keep-failed", "", "save each recording that was not complete into this folder (as <scenario>/<prompt>/<trial>), never over the committed one")
 	modeFlag := fs.String("mode", string(replay.ModeRecord), "record (fresh cassettes) or replay-or-record (keep what matches, record what is missing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -59,30 +57,30 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	runner.Mode, runner.Provider, runner.ImageURL = mode, p, *imageURL
-	runner.Logger = slog.New(slog.DiscardHandler)
+	runner.Record = &evals.RecordConfig{Mode: mode, Provider: p, ImageURL: *imageURL,
+		Logger: slog.New(slog.DiscardHandler), KeepFailed: *keepFailed}
 	jobs := runner.Plan(suite, filter)
 	if len(jobs) == 0 {
 		return usageErrorf("record: no scenario run matches the selection")
 	}
-	if e.isTerminal {
-		runner.Progress = progressPrinter(e.stderr)
-	}
-	runs := runner.Run(ctx, jobs)
-	if e.isTerminal {
-		fmt.Fprint(e.stderr, "\r\033[K")
-	}
-	rep := evals.NewReport(runs)
+	rep := runJobs(ctx, e, runner, jobs)
 	if err := evals.RenderTable(e.stdout, rep); err != nil {
 		return err
 	}
 	s := rep.Summary
 	fmt.Fprintf(e.stdout, "recorded %d of %d runs into %s\n", s.Total-s.Error, s.Total, sel.cassettes)
-	switch {
-	case s.Error > 0:
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error)}
-	case s.Fail > 0:
-		return failedErrorf("record: %d recorded runs do not meet their expectations", s.Fail)
+	incomplete := 0
+	for _, r := range rep.Runs {
+		if r.NotRecorded {
+			incomplete++
+			fmt.Fprintf(e.stderr, "%s: not recorded: %s\n", programName, agent.Printable(r.Error))
+		}
 	}
-	return nil
+	if incomplete > 0 && incomplete == s.Error {
+		// Every harness error is a refused recording: the provider or the
+		// wire failed, which is a judged failure (1), not bad input (2).
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("record: %d runs were not recorded: the recording was not complete (their old cassettes are unchanged)", incomplete)}
+	}
+	return verdictError(s.Group, fmt.Sprintf("record: %d recorded runs do not meet their expectations", s.Fail),
+		fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error))
 }

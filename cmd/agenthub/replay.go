@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,10 +10,6 @@ import (
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
 )
-
-func init() {
-	register(command{name: "replay", summary: "re-run one recorded run offline with the console trace", run: runReplay})
-}
 
 func runReplay(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "replay", "replay [flags] cassettes/<scenario>/<prompt>/<trial>",
@@ -38,12 +32,9 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if err != nil || trial < 1 {
 		return usageErrorf("replay: %s: the last folder must be a trial number, got %q", dir, trialStr)
 	}
-	suite, err := evals.LoadSuite(filepath.Join(*root, *scenarios), agent.PromptVariants())
-	if errors.Is(err, os.ErrNotExist) {
-		return usageErrorf("replay: %v (run it from the repository root, or pass --root)", err)
-	}
+	suite, err := evals.LoadSuite(inRoot(*root, *scenarios), agent.PromptVariants())
 	if err != nil {
-		return usageErrorf("replay: invalid scenarios:\n%v", err)
+		return suiteError("replay", *root, *scenarios, err)
 	}
 	var sc *evals.Scenario
 	for _, s := range suite {
@@ -61,11 +52,5 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if err := evals.RenderTable(e.stdout, report); err != nil {
 		return err
 	}
-	switch rep.Verdict {
-	case evals.VerdictError:
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("replay: %s could not be judged", rep.ID)}
-	case evals.VerdictFail:
-		return failedErrorf("replay: %s failed", rep.ID)
-	}
-	return nil
+	return verdictError(report.Summary.Group, fmt.Sprintf("replay: %s failed", rep.ID), fmt.Sprintf("replay: %s could not be judged", rep.ID))
 }

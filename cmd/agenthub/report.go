@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"io"
+	"fmt"
 
 	"github.com/agenthub/agenthub/evals"
-	"github.com/agenthub/agenthub/internal/atomicfile"
 )
-
-func init() {
-	register(command{name: "report", summary: "merge shard reports: agenthub report merge A.json B.json…", run: runReport})
-}
 
 func runReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "report", "report merge [flags] A.json B.json…",
@@ -48,16 +43,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := atomicfile.Write(*out, func(w io.Writer) error { return evals.RenderJSON(w, merged) }); err != nil {
+		if err := writeReport(*out, merged, evals.RenderJSON); err != nil {
 			return usageErrorf("report merge: --out: %v", err)
 		}
 	}
 	s := merged.Summary
-	switch {
-	case s.Error > 0:
-		return &exitError{code: exitUsage, msg: "report merge: some runs could not be judged"}
-	case s.Fail > 0:
-		return failedErrorf("report merge: %d of %d runs failed", s.Fail, s.Total)
-	}
-	return nil
+	return verdictError(s.Group, fmt.Sprintf("report merge: %d of %d runs failed", s.Fail, s.Total),
+		fmt.Sprintf("report merge: %d of %d runs could not be judged", s.Error, s.Total))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -12,10 +14,6 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
 )
-
-func init() {
-	register(command{name: "run", summary: "run the agent live on one task (model API + image service)", run: runRun})
-}
 
 func runRun(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "run", "run [flags] \"TASK\"",
@@ -27,7 +25,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	workspace := fs.String("workspace", ".", "folder the tools may read and write; paths outside it are refused")
 	prompt := fs.String("prompt", agent.DefaultPrompt, "prompt variant: "+strings.Join(agent.PromptVariants(), ", "))
 	maxSteps := fs.Int("max-steps", agent.DefaultMaxSteps, "most model calls in the run")
-	timeout := fs.Duration("timeout", agent.DefaultTimeout, "deadline of the whole run (e.g. 60s, 2m)")
+	timeout := durationFlag(fs, "timeout", agent.DefaultTimeout, "deadline of the whole run, a `duration` with a unit (e.g. 60s, 2m)")
 	tracePath := fs.String("trace", "", "also write the trace as JSON Lines to this file")
 	quiet := fs.Bool("q", false, "no console trace on stderr")
 	if err := parseFlags(fs, args); err != nil {
@@ -98,14 +96,22 @@ func runRun(ctx context.Context, e *env, args []string) error {
 }
 
 // isLocalURL reports whether a base URL points at this machine, where
-// servers such as Ollama or llama.cpp need no key.
-func isLocalURL(u string) bool {
-	for _, p := range []string{"http://127.0.0.1", "http://localhost", "http://[::1]", "http://0.0.0.0"} {
-		if strings.HasPrefix(u, p) {
-			return true
-		}
+// servers such as Ollama or llama.cpp need no key: an http or https URL
+// whose host is "localhost", a loopback address (127.0.0.0/8, ::1) or the
+// unspecified address (0.0.0.0, ::). Anything else, including a name that
+// merely starts like one (127.0.0.1.example.com, localhost.example.com),
+// is remote.
+func isLocalURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
 	}
-	return false
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // checkImageService asks GET /healthz with a short timeout.

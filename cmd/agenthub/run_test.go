@@ -82,7 +82,7 @@ func TestRunEndToEnd(t *testing.T) {
 			e := &env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return tt.env[k] }}
 			args := append([]string{"run", "--base-url", model.URL + "/v1", "--image-url", images.URL, "--workspace", ws, "--trace", trace}, tt.args...)
 			args = append(args, "scale ./picture/window.jpg to 256")
-			code := run(context.Background(), e, args)
+			code := exitCode(&stderr, e.run(context.Background(), args))
 			require.Equal(t, tt.wantCode, code, "stderr: %s", stderr.String())
 			if tt.stdout != "" {
 				require.Equal(t, tt.stdout, stdout.String())
@@ -124,7 +124,7 @@ func TestRunImageServiceDown(t *testing.T) {
 	require.NoError(t, os.CopyFS(ws, os.DirFS("../../testdata/images")))
 	var stdout, stderr bytes.Buffer
 	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "k" }}
-	code := run(context.Background(), e, []string{"run", "--base-url", model.URL, "--image-url", deadURL, "--workspace", ws, "scale"})
+	code := exitCode(&stderr, e.run(context.Background(), []string{"run", "--base-url", model.URL, "--image-url", deadURL, "--workspace", ws, "scale"}))
 	require.Equal(t, exitOK, code, stderr.String())
 	require.Contains(t, stderr.String(), "image service not reachable")
 	require.Contains(t, stderr.String(), "go run ./cmd/imaged")

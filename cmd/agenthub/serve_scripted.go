@@ -12,10 +12,6 @@ import (
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 )
 
-func init() {
-	register(command{name: "serve-scripted", summary: "serve a scripted OpenAI-compatible model until interrupted", run: runServeScripted})
-}
-
 // runServeScripted serves a script file as a chat-completions endpoint and
 // prints its base URL on stdout; it stops on SIGINT/SIGTERM (ctx).
 func runServeScripted(ctx context.Context, e *env, args []string) error {

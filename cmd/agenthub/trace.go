@@ -13,10 +13,6 @@ import (
 	"github.com/agenthub/agenthub/agent"
 )
 
-func init() {
-	register(command{name: "trace", summary: "summarise a JSONL trace: agenthub trace report RUN.jsonl", run: runTrace})
-}
-
 func runTrace(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "trace", "trace report RUN.jsonl", "agenthub run --trace run.jsonl \"…\" && agenthub trace report run.jsonl")
 	if len(args) > 0 && args[0] == "report" {

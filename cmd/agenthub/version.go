@@ -7,13 +7,11 @@ import (
 	"github.com/agenthub/agenthub/internal/version"
 )
 
-func init() {
-	register(command{name: "version", summary: "print the agenthub version", run: func(ctx context.Context, e *env, args []string) error {
-		fs := newFlagSet(e, "version", "version", "agenthub version")
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, version.Version)
-		return nil
-	}})
+func runVersion(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "version", "version", "agenthub version")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, version.Version)
+	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gopkg.in/dnaeon/go-vcr.v2/cassette"
 	"gopkg.in/dnaeon/go-vcr.v2/recorder"
+	"gopkg.in/yaml.v3"
 )
 
 // File names inside a run's cassette directory,
@@ -46,7 +47,9 @@ type config struct {
 	secrets    []string
 	hint       string
 	promptHash string
-	ci         bool
+	maxBody    int64
+	maxFile    int64
+	modelMax   int64
 	ignore     map[string]bool
 }
 
@@ -71,17 +74,34 @@ func WithRerecordHint(cmd string) Option {
 	return func(c *config) { c.hint = cmd }
 }
 
+// WithMaxResponseBytes caps the response bodies the record modes accept
+// from the real transport, counted on the wire as they arrive and, for a
+// body that is still compressed (Content-Encoding gzip or deflate), after
+// inflating (default DefaultMaxResponseBytes). A larger body is a
+// transport failure "response over N bytes" that is never buffered whole.
+func WithMaxResponseBytes(n int64) Option {
+	return func(c *config) { c.maxBody = n }
+}
+
+// WithModelMaxResponseBytes caps, in a Recording, the model provider's
+// response bodies only (its LLMCassette); the image cassette keeps
+// WithMaxResponseBytes. The harness gives the model client's own cap here.
+func WithModelMaxResponseBytes(n int64) Option {
+	return func(c *config) { c.modelMax = n }
+}
+
+// WithMaxCassetteBytes caps the size of a cassette file that Open reads
+// (default DefaultMaxCassetteBytes); a larger file is an error naming it
+// and the limit.
+func WithMaxCassetteBytes(n int64) Option {
+	return func(c *config) { c.maxFile = n }
+}
+
 // WithPromptHash makes Open in ModeReplay check the meta.json beside the
 // cassette first (see CheckPrompt) and fail with ErrStaleCassette, before
 // any request is made, when the recorded prompt hash differs from hash.
 func WithPromptHash(hash string) Option {
 	return func(c *config) { c.promptHash = hash }
-}
-
-// WithCI marks a CI run: Open then refuses ModeRecord and
-// ModeReplayOrRecord with ErrRecordInCI.
-func WithCI(ci bool) Option {
-	return func(c *config) { c.ci = ci }
 }
 
 // WithIgnoreJSONFields names volatile JSON object keys (request ids,
@@ -116,26 +136,55 @@ type InteractionInfo struct {
 	// Live reports whether this run sent the request to the real
 	// transport (recorded it) rather than replaying it.
 	Live bool
+	// TransportError is the recorded transport failure of an interaction
+	// with status TransportErrorStatus (see TransportErrorHeader); empty for
+	// a real response.
+	TransportError string
 }
+
+// DefaultMaxResponseBytes is the largest response body the record modes
+// accept from the real transport unless WithMaxResponseBytes says
+// otherwise (64 MiB: the image tool's own cap; the model client's is 8 MiB).
+const DefaultMaxResponseBytes = 64 << 20
+
+// DefaultMaxCassetteBytes is the largest cassette file Open reads unless
+// WithMaxCassetteBytes says otherwise (256 MiB: a few recorded images at
+// the response cap, base64-encoded).
+const DefaultMaxCassetteBytes = 256 << 20
 
 // Cassette is one cassette file opened in one mode. Its Client and
 // Transport are safe for concurrent use; Close or Discard must be called
 // exactly once at the end of the run (later calls do nothing).
+//
+// All file access goes through an *os.Root on the cassette's folder, so no
+// symlink or ".." in the cassette's name can make it read or write outside
+// that folder. go-vcr never touches the file system: replay serves from a
+// go-vcr cassette built from the file parsed once, recording uses go-vcr's
+// recorder only to capture interactions, and Close writes them itself.
 type Cassette struct {
-	path    string
-	mode    Mode
-	cfg     config
-	rec     *recorder.Recorder
-	tmpName string // go-vcr cassette name of the temporary file (no .yaml)
+	path string // as given to Open, for messages
+	mode Mode
+	cfg  config
+
+	root    *os.Root // the cassette's folder; nil until needed (record modes)
+	dir     string   // that folder's path, to open the root lazily
+	name    string   // the file's name inside root
+	ownRoot bool     // Close closes root
+
+	vcr *cassette.Cassette // replay modes: the loaded interactions
+	rec *recorder.Recorder // record modes: captures live interactions
+
+	liveMu sync.Mutex // record modes: one live request at a time, in order
 
 	mu       sync.Mutex
-	canon    []Request // canonical forms of the interactions loaded at Open
-	urls     []string  // their recorded URLs, to check the matcher's step
-	consumed []bool    // mirror of go-vcr's replayed flags for those
+	loaded   []*cassette.Interaction // as parsed at Open
+	canon    []Request               // their canonical forms
+	consumed []bool                  // which of them this run played
 	infos    []InteractionInfo
 	served   []int // per served request: the loaded index, or -1 if live
 	misses   []error
-	captured []*cassette.Interaction // filtered interactions, at save
+	lost     []error                 // live requests go-vcr did not record
+	captured []*cassette.Interaction // live interactions, in arrival order
 	closed   bool
 }
 
@@ -143,128 +192,160 @@ type Cassette struct {
 type slotKey struct{}
 
 // slot is the per-request matching state: the canonical form computed once
-// from the body read once, and the matcher's scan position.
+// from the body read once, and the loaded index matched (-1 when none).
 type slot struct {
 	canon Request
-	next  int // the loaded index go-vcr's next matcher call refers to
-	index int // the loaded index matched, -1 when none
-	err   error
+	index int
 }
 
 // Open opens the cassette file at path (which must end in .yaml) in mode
-// (the zero Mode is ModeReplay).
+// (the zero Mode is ModeReplay). The file is reached through an *os.Root
+// on its folder.
 //
-// In ModeReplay the file must exist and parse; the real transport is
-// replaced by one that fails, so no request can reach the network. In
-// ModeRecord the old file is not read; in ModeReplayOrRecord it is read if
-// it exists. Both record modes write nothing until Close, which replaces
-// the file atomically.
+// In ModeReplay the file must exist, parse and be at most
+// DefaultMaxCassetteBytes (WithMaxCassetteBytes); the network is never
+// used. In ModeRecord the old file is not read; in ModeReplayOrRecord it is
+// read if it exists. Both record modes write nothing until Close, which
+// replaces the file atomically.
 func Open(path string, mode Mode, opts ...Option) (*Cassette, error) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	var root *os.Root
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		root, err = os.OpenRoot(dir)
+		if err != nil {
+			return nil, fmt.Errorf("open cassette %s: %w", path, err)
+		}
+	}
+	c, err := open(root, dir, name, path, mode, opts)
+	if err != nil {
+		if root != nil {
+			root.Close()
+		}
+		return nil, err
+	}
+	c.ownRoot = true
+	return c, nil
+}
+
+// open opens the cassette name inside root (nil: dir does not exist yet;
+// only the record modes accept that). path is for messages.
+func open(root *os.Root, dir, name, path string, mode Mode, opts []Option) (*Cassette, error) {
 	if mode == "" {
 		mode = ModeReplay
 	}
 	if _, err := ParseMode(string(mode)); err != nil {
 		return nil, fmt.Errorf("open cassette %s: %w", path, err)
 	}
-	if !strings.HasSuffix(path, ".yaml") {
+	if !strings.HasSuffix(name, ".yaml") {
 		return nil, fmt.Errorf("open cassette %s: path must end in .yaml", path)
 	}
-	c := &Cassette{path: path, mode: mode}
+	c := &Cassette{path: path, mode: mode, root: root, dir: dir, name: name}
+	c.cfg.maxBody, c.cfg.maxFile = DefaultMaxResponseBytes, DefaultMaxCassetteBytes
 	for _, o := range opts {
 		o(&c.cfg)
 	}
-	if c.cfg.ci && mode.records() {
-		return nil, fmt.Errorf("open cassette %s: %w (mode %s)", path, ErrRecordInCI, mode)
+	if mode == ModeReplay && c.cfg.promptHash != "" {
+		if err := CheckPrompt(filepath.Dir(path), c.cfg.promptHash); err != nil {
+			return nil, fmt.Errorf("open cassette %s: %w%s", path, err, c.hintLine())
+		}
 	}
-	var real http.RoundTripper = http.DefaultTransport
-	if c.cfg.transport != nil {
-		real = c.cfg.transport
-	}
-	real = errorRecorder{real}
-
-	var err error
-	switch mode {
-	case ModeReplay:
-		if c.cfg.promptHash != "" {
-			if err := CheckPrompt(filepath.Dir(path), c.cfg.promptHash); err != nil {
-				return nil, fmt.Errorf("open cassette %s: %w%s", path, err, c.hintLine())
-			}
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("open cassette: %w%s", err, c.hintLine())
-		}
-		if err := c.load(data); err != nil {
-			return nil, err
-		}
-		c.rec, err = recorder.NewAsMode(strings.TrimSuffix(path, ".yaml"), recorder.ModeReplaying, noNetwork{})
-		if err != nil {
-			return nil, fmt.Errorf("open cassette %s: %w", path, err)
-		}
-	case ModeRecord:
-		c.tmpName = tempName(path)
-		c.rec, err = recorder.NewAsMode(c.tmpName, recorder.ModeRecording, real)
-		if err != nil {
-			return nil, fmt.Errorf("open cassette %s: %w", path, err)
-		}
-	case ModeReplayOrRecord:
-		c.tmpName = tempName(path)
-		data, err := os.ReadFile(path)
+	if mode != ModeRecord {
+		data, err := c.readFile()
 		switch {
 		case err == nil:
 			if err := c.load(data); err != nil {
 				return nil, err
 			}
-			// go-vcr saves where it loaded from: give it a copy, so that
-			// the old file stays intact until Close renames over it.
-			if err := os.WriteFile(c.tmpName+".yaml", data, 0o644); err != nil {
-				return nil, fmt.Errorf("open cassette %s: %w", path, err)
-			}
-		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("open cassette: %w", err)
+		case mode == ModeReplayOrRecord && errors.Is(err, fs.ErrNotExist):
+			c.vcr = cassette.New(name)
+		default:
+			return nil, fmt.Errorf("open cassette: %w%s", err, c.hintLine())
 		}
-		c.rec, err = recorder.NewAsMode(c.tmpName, recorder.ModeReplayingOrRecording, real)
+		c.vcr.Matcher = c.match
+	}
+	if mode.records() {
+		// A recorder on a cassette name that never exists starts empty in
+		// recording mode; it is never stopped, so go-vcr writes nothing.
+		// Recorded latency is data: it never waits for it.
+		rec, err := recorder.NewAsMode(filepath.Join(os.TempDir(), ".agenthub-never-written-"+hex.EncodeToString(randomBytes())), recorder.ModeRecording,
+			errorRecorder{wire{rt: c.realTransport(), max: c.cfg.maxBody}})
 		if err != nil {
-			os.Remove(c.tmpName + ".yaml")
 			return nil, fmt.Errorf("open cassette %s: %w", path, err)
 		}
-	}
-	// Recorded latency is data: replay never waits for it (and in
-	// recording go-vcr would otherwise wait a second time after the live
-	// response).
-	c.rec.SkipRequestLatency = true
-	c.rec.SetMatcher(c.match)
-	if mode.records() {
-		// Save filters run on go-vcr's interactions just before saving;
-		// redactInteraction replaces maps rather than editing them, since
-		// they alias the live request's and response's headers.
-		c.rec.AddSaveFilter(redactInteraction)
-		c.rec.AddSaveFilter(func(i *cassette.Interaction) error {
+		rec.SkipRequestLatency = true
+		rec.AddFilter(func(i *cassette.Interaction) error {
+			c.mu.Lock()
 			c.captured = append(c.captured, i)
+			c.mu.Unlock()
 			return nil
 		})
+		c.rec = rec
 	}
 	return c, nil
 }
 
-// load parses the recorded interactions and computes their canonical forms.
+func (c *Cassette) realTransport() http.RoundTripper {
+	if c.cfg.transport != nil {
+		return c.cfg.transport
+	}
+	return http.DefaultTransport
+}
+
+func randomBytes() []byte {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return b[:]
+}
+
+// readFile reads the cassette file through the root, refusing one over the
+// size limit before reading it.
+func (c *Cassette) readFile() ([]byte, error) {
+	if c.root == nil {
+		return nil, &fs.PathError{Op: "open", Path: c.path, Err: fs.ErrNotExist}
+	}
+	f, err := c.root.Open(c.name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", c.path)
+	} else if err == nil && fi.Size() > c.cfg.maxFile {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte cassette limit", c.path, fi.Size(), c.cfg.maxFile)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, c.cfg.maxFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", c.path, err)
+	}
+	if int64(len(data)) > c.cfg.maxFile {
+		return nil, fmt.Errorf("%s is over the %d-byte cassette limit", c.path, c.cfg.maxFile)
+	}
+	return data, nil
+}
+
+// load parses the recorded interactions once, computes their canonical
+// forms and builds the go-vcr cassette replay serves from.
 func (c *Cassette) load(data []byte) error {
 	interactions, err := decodeCassette(data)
 	if err != nil {
 		return fmt.Errorf("open cassette %s: %w", c.path, err)
 	}
+	c.vcr = cassette.New(strings.TrimSuffix(c.name, ".yaml"))
+	c.loaded = interactions
 	c.canon = make([]Request, len(interactions))
 	c.consumed = make([]bool, len(interactions))
 	c.infos = make([]InteractionInfo, len(interactions))
-	c.urls = make([]string, len(interactions))
 	for i, in := range interactions {
-		c.urls[i] = in.Request.URL
 		u, err := url.Parse(in.Request.URL)
 		if err != nil {
 			return fmt.Errorf("open cassette %s: interaction %d: %w", c.path, i, err)
 		}
 		c.canon[i] = canonicalize(in.Request.Method, u, in.Request.Headers.Get("Content-Type"), []byte(in.Request.Body), c.cfg.ignore)
 		c.infos[i] = info(i, in)
+		c.vcr.AddInteraction(in)
 	}
 	return nil
 }
@@ -275,22 +356,28 @@ func info(i int, in *cassette.Interaction) InteractionInfo {
 	if u, err := url.Parse(in.Request.URL); err == nil {
 		path = u.EscapedPath()
 	}
-	return InteractionInfo{
+	inf := InteractionInfo{
 		Index:      i,
 		Method:     in.Request.Method,
 		Path:       path,
 		Status:     in.Response.Code,
 		DurationMS: float64(in.Response.Duration) / float64(time.Millisecond),
 	}
+	if in.Response.Code == TransportErrorStatus {
+		inf.TransportError = in.Response.Headers.Get(TransportErrorHeader)
+	}
+	return inf
 }
 
-// tempName returns a fresh go-vcr cassette name (without .yaml) beside
-// path, hidden and unique.
-func tempName(path string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	dir, base := filepath.Split(strings.TrimSuffix(path, ".yaml"))
-	return filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(b[:]))
+// Responses returns the request line and response of every interaction
+// loaded at Open, in recorded order (nil in ModeRecord).
+func (c *Cassette) Responses() []RecordedResponse {
+	out := make([]RecordedResponse, len(c.loaded))
+	for i, in := range c.loaded {
+		inf := info(i, in)
+		out[i] = RecordedResponse{Method: inf.Method, Path: inf.Path, Status: in.Response.Code, Body: in.Response.Body}
+	}
+	return out
 }
 
 // Path returns the cassette file's path as given to Open.
@@ -334,8 +421,8 @@ func (c *Cassette) hintLine() string {
 
 // match is the go-vcr matcher. go-vcr calls it, under its cassette lock,
 // for each unplayed interaction in order until one returns true, and then
-// marks that one played. The slot's cursor follows the same walk over the
-// consumed mirror, which is how a candidate's index is known.
+// marks that one played. The go-vcr cassette holds exactly the loaded
+// interactions, so the candidate's index is found by its identity.
 func (c *Cassette) match(r *http.Request, rec cassette.Request) bool {
 	s, _ := r.Context().Value(slotKey{}).(*slot)
 	if s == nil {
@@ -343,35 +430,29 @@ func (c *Cassette) match(r *http.Request, rec cassette.Request) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i := s.next
-	for i < len(c.consumed) && c.consumed[i] {
-		i++
+	for i, in := range c.loaded {
+		if c.consumed[i] || in.Request.URL != rec.URL || in.Request.Method != rec.Method || in.Request.Body != rec.Body {
+			continue
+		}
+		if !c.canon[i].Equal(s.canon) {
+			return false
+		}
+		c.consumed[i] = true
+		c.infos[i].Played = true
+		s.index = i
+		return true
 	}
-	s.next = i + 1
-	if i >= len(c.consumed) {
-		// Recorded during this run (replay-or-record): never replayed.
-		return false
-	}
-	if c.urls[i] != rec.URL || c.infos[i].Method != rec.Method {
-		s.err = fmt.Errorf("replay: internal error: matcher out of step at interaction %d", i)
-		return false
-	}
-	if !c.canon[i].Equal(s.canon) {
-		return false
-	}
-	c.consumed[i] = true
-	c.infos[i].Played = true
-	s.index = i
-	return true
+	return false
 }
 
 // transport is the cassette's RoundTripper.
 type transport struct{ c *Cassette }
 
-// RoundTrip reads the request body once, computes its canonical form, and
-// hands go-vcr a clone carrying a fresh copy of the body for every reader
-// (matcher, request dump, real transport). Replayed response headers are
-// copies: a caller that edits them cannot change the cassette.
+// RoundTrip reads the request body once and computes its canonical form;
+// it replays the first unplayed interaction that matches, or (record
+// modes) sends the request through go-vcr's recorder to the real
+// transport. Replayed response headers are copies: a caller that edits
+// them cannot change the cassette.
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := t.c
 	var body []byte
@@ -397,43 +478,86 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		r.ContentLength = int64(len(body))
 	}
-	start := time.Now()
-	resp, err := c.rec.RoundTrip(r)
-	if s.err != nil {
-		return nil, s.err
-	}
-	if err != nil {
-		if errors.Is(err, cassette.ErrInteractionNotFound) {
+	if c.vcr != nil {
+		if err := r.Context().Err(); err != nil {
+			return nil, err
+		}
+		in, err := c.vcr.GetInteraction(r)
+		if err == nil {
+			return c.serve(req, s.index, replayed(req, in), 0), nil
+		}
+		if c.rec == nil {
 			miss := c.miss(s.canon)
 			c.mu.Lock()
 			c.misses = append(c.misses, miss)
 			c.mu.Unlock()
 			return nil, miss
 		}
+	}
+	// Record modes: one live request at a time, so that the captured
+	// interactions are in the order the requests were served.
+	c.liveMu.Lock()
+	defer c.liveMu.Unlock()
+	c.mu.Lock()
+	before := len(c.captured)
+	c.mu.Unlock()
+	start := time.Now()
+	resp, err := c.rec.RoundTrip(r)
+	if err != nil {
+		c.mu.Lock()
+		if len(c.captured) == before {
+			c.lost = append(c.lost, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err))
+		} else {
+			// Recorded, but the caller's context ended as it arrived:
+			// go-vcr then returns the context's error.
+			c.served = append(c.served, -1)
+		}
+		c.mu.Unlock()
 		return nil, err
 	}
-	elapsed := time.Since(start)
+	return c.serve(req, -1, resp, time.Since(start)), nil
+}
+
+// serve notes a served request (index -1: recorded live) and returns its
+// response with copied headers.
+func (c *Cassette) serve(req *http.Request, index int, resp *http.Response, elapsed time.Duration) *http.Response {
 	resp.Header = resp.Header.Clone()
 	if resp.Header == nil {
 		resp.Header = http.Header{}
 	}
 	resp.Request = req
-
 	c.mu.Lock()
-	c.served = append(c.served, s.index)
-	if s.index < 0 {
+	defer c.mu.Unlock()
+	c.served = append(c.served, index)
+	if index < 0 {
 		c.infos = append(c.infos, InteractionInfo{
-			Index:      len(c.infos),
-			Method:     s.canon.Method,
-			Path:       s.canon.Path,
-			Status:     resp.StatusCode,
-			DurationMS: float64(elapsed) / float64(time.Millisecond),
-			Played:     true,
-			Live:       true,
+			Index:          len(c.infos),
+			Method:         req.Method,
+			Path:           req.URL.EscapedPath(),
+			Status:         resp.StatusCode,
+			DurationMS:     float64(elapsed) / float64(time.Millisecond),
+			Played:         true,
+			Live:           true,
+			TransportError: resp.Header.Get(TransportErrorHeader),
 		})
 	}
-	c.mu.Unlock()
-	return resp, nil
+	return resp
+}
+
+// replayed builds the response of a recorded interaction, as go-vcr's
+// recorder does.
+func replayed(req *http.Request, in *cassette.Interaction) *http.Response {
+	return &http.Response{
+		Status:        in.Response.Status,
+		StatusCode:    in.Response.Code,
+		Proto:         "HTTP/1.0",
+		ProtoMajor:    1,
+		Request:       req,
+		Header:        in.Response.Headers,
+		Close:         true,
+		ContentLength: int64(len(in.Response.Body)),
+		Body:          io.NopCloser(strings.NewReader(in.Response.Body)),
+	}
 }
 
 // canonicalRequest is a Request without its Equal method, so that cmp.Diff
@@ -468,21 +592,15 @@ func (c *Cassette) miss(live Request) *MissError {
 	return e
 }
 
-// noNetwork is the real transport of ModeReplay: it fails every request.
-type noNetwork struct{}
-
-func (noNetwork) RoundTrip(req *http.Request) (*http.Response, error) {
-	return nil, fmt.Errorf("replay %s %s: network disabled in replay mode", req.Method, req.URL.Path)
-}
-
 // Close ends the run well. In ModeReplay it returns an *UnusedError
 // (wrapping ErrUnusedInteractions) if some interactions were never played.
-// In the record modes it redacts, writes the cassette to a temporary file,
-// re-reads it, verifies it parses back to what was recorded, scans it for
-// secrets (ErrSecretLeak), and only then renames it over the old cassette;
-// on any error the old cassette is left intact and nothing else remains.
-// A run with no requests writes an explicit empty cassette. Calls after
-// the first Close or Discard do nothing and return nil.
+// In the record modes it fails with ErrIncomplete when a live request was
+// not recorded; otherwise it redacts, writes the cassette to a temporary
+// file, re-reads it, verifies it parses back to what was recorded, scans it
+// for secrets (ErrSecretLeak), and only then renames it over the old
+// cassette; on any error the old cassette is left intact and nothing else
+// remains. A run with no requests writes an explicit empty cassette. Calls
+// after the first Close or Discard do nothing and return nil.
 func (c *Cassette) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -491,6 +609,7 @@ func (c *Cassette) Close() error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	defer c.closeRoot()
 	if c.mode == ModeReplay {
 		return c.unused()
 	}
@@ -507,12 +626,14 @@ func (c *Cassette) Discard() error {
 		return nil
 	}
 	c.closed = true
-	if c.tmpName != "" {
-		if err := os.Remove(c.tmpName + ".yaml"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("discard cassette %s: %w", c.path, err)
-		}
-	}
+	c.closeRoot()
 	return nil
+}
+
+func (c *Cassette) closeRoot() {
+	if c.ownRoot && c.root != nil {
+		c.root.Close()
+	}
 }
 
 // unused reports the interactions a replay never played.
@@ -532,70 +653,106 @@ func (c *Cassette) unused() error {
 }
 
 // save writes the recording atomically; see Close.
-func (c *Cassette) save() (err error) {
-	tmp := c.tmpName + ".yaml"
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	// go-vcr runs the save filters (redaction, then capture) on its
-	// interactions and writes them to tmp (or nothing, for none). Its
-	// rendering is replaced below: yaml.v3 cannot read back some bodies it
-	// writes as text.
-	if err := c.rec.Stop(); err != nil {
-		return fmt.Errorf("save cassette %s: %w", c.path, err)
+func (c *Cassette) save() error {
+	c.mu.Lock()
+	lost := append([]error(nil), c.lost...)
+	c.mu.Unlock()
+	if len(lost) > 0 {
+		return fmt.Errorf("save cassette %s: %w: %d live requests were not recorded: %w", c.path, ErrIncomplete, len(lost), errors.Join(lost...))
 	}
 	final, live := c.ordered()
-	data, err := encodeCassette(final)
-	if err != nil {
-		return fmt.Errorf("save cassette %s: %w", c.path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return fmt.Errorf("save cassette %s: %w", c.path, err)
-	}
-	if err := writeSync(tmp, data); err != nil {
-		return fmt.Errorf("save cassette %s: %w", c.path, err)
-	}
-
-	// Re-read what is on disk, through go-vcr's own loader.
-	back, err := os.ReadFile(tmp)
-	if err != nil {
-		return fmt.Errorf("save cassette %s: re-read: %w", c.path, err)
-	}
-	loaded, err := cassette.Load(c.tmpName)
-	if err != nil {
-		return fmt.Errorf("save cassette %s: re-read: %w", c.path, err)
-	}
-	if d := cmp.Diff(final, loaded.Interactions, cmpopts.IgnoreUnexported(cassette.Response{}), cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("save cassette %s: re-read differs from what was recorded (-recorded +read):\n%s", c.path, d)
-	}
-	if err := scanSecrets(back, c.path, c.cfg.secrets); err != nil {
-		return fmt.Errorf("save cassette %s: %w", c.path, err)
-	}
-	for i, in := range loaded.Interactions {
-		// Bodies written as !!binary are base64 in the file: scan them
-		// decoded too.
-		for _, b := range []struct{ side, body string }{{"request", in.Request.Body}, {"response", in.Response.Body}} {
-			where := fmt.Sprintf("%s interaction %d %s body", c.path, i, b.side)
-			if err := scanSecrets([]byte(b.body), where, c.cfg.secrets); err != nil {
-				return fmt.Errorf("save cassette %s: %w", c.path, err)
-			}
+	redacted := make([]*cassette.Interaction, len(final))
+	for i, in := range final {
+		// Old interactions were redacted when they were recorded; redacting
+		// is idempotent, and copies leave the live run's maps alone.
+		cp := *in
+		if err := redactInteraction(&cp); err != nil {
+			return fmt.Errorf("save cassette %s: %w", c.path, err)
 		}
+		redacted[i] = &cp
 	}
-	if err := os.Rename(tmp, c.path); err != nil {
+	data, err := encodeCassette(redacted)
+	if err != nil {
 		return fmt.Errorf("save cassette %s: %w", c.path, err)
 	}
-
+	if err := c.verify(data, redacted); err != nil {
+		return fmt.Errorf("save cassette %s: %w", c.path, err)
+	}
+	if err := c.writeAtomic(data); err != nil {
+		return fmt.Errorf("save cassette %s: %w", c.path, err)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.infos = make([]InteractionInfo, len(final))
-	for i, in := range final {
+	c.infos = make([]InteractionInfo, len(redacted))
+	for i, in := range redacted {
 		c.infos[i] = info(i, in)
 		c.infos[i].Played = true
 		c.infos[i].Live = live[i]
 	}
 	return nil
+}
+
+// verify parses data back as go-vcr's own loader does (yaml.v3 into a
+// cassette.Cassette), requires the interactions recorded, and scans the
+// text and every decoded body for secrets.
+func (c *Cassette) verify(data []byte, want []*cassette.Interaction) error {
+	back := cassette.New(strings.TrimSuffix(c.name, ".yaml"))
+	if err := yaml.Unmarshal(data, back); err != nil {
+		return fmt.Errorf("re-read: %w", err)
+	}
+	if d := cmp.Diff(want, back.Interactions, cmpopts.IgnoreUnexported(cassette.Response{}, cassette.Interaction{}), cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("re-read differs from what was recorded (-recorded +read):\n%s", d)
+	}
+	if err := scanSecrets(data, c.path, c.cfg.secrets); err != nil {
+		return err
+	}
+	for i, in := range back.Interactions {
+		// Bodies written as !!binary are base64 in the file: scan them
+		// decoded too.
+		for _, b := range []struct{ side, body string }{{"request", in.Request.Body}, {"response", in.Response.Body}} {
+			where := fmt.Sprintf("%s interaction %d %s body", c.path, i, b.side)
+			if err := scanSecrets([]byte(b.body), where, c.cfg.secrets); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes data to a hidden temporary file beside the cassette,
+// flushes it to stable storage and renames it over the cassette, all
+// through the root.
+func (c *Cassette) writeAtomic(data []byte) error {
+	if c.root == nil {
+		if err := os.MkdirAll(c.dir, 0o755); err != nil {
+			return err
+		}
+		root, err := os.OpenRoot(c.dir)
+		if err != nil {
+			return err
+		}
+		c.root, c.ownRoot = root, true
+	}
+	dir, base := filepath.Split(c.name)
+	tmp := filepath.Join(dir, "."+strings.TrimSuffix(base, ".yaml")+".tmp-"+hex.EncodeToString(randomBytes())+".yaml")
+	f, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = c.root.Rename(tmp, c.name)
+	}
+	if err != nil {
+		c.root.Remove(tmp)
+	}
+	return err
 }
 
 // ordered returns the interactions to save: in ModeRecord all recorded
@@ -606,26 +763,21 @@ func (c *Cassette) save() (err error) {
 func (c *Cassette) ordered() (out []*cassette.Interaction, live []bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	nOld := len(c.canon)
-	if nOld > len(c.captured) {
-		nOld = len(c.captured)
-	}
-	old, recorded := c.captured[:nOld], c.captured[nOld:]
 	next := 0
 	for _, idx := range c.served {
 		switch {
-		case idx >= 0 && idx < len(old):
-			out = append(out, old[idx])
+		case idx >= 0 && idx < len(c.loaded):
+			out = append(out, c.loaded[idx])
 			live = append(live, false)
-		case idx < 0 && next < len(recorded):
-			out = append(out, recorded[next])
+		case idx < 0 && next < len(c.captured):
+			out = append(out, c.captured[next])
 			live = append(live, true)
 			next++
 		}
 	}
-	// Recorded interactions whose request never reported back (should
-	// not happen) are kept rather than lost.
-	for _, in := range recorded[next:] {
+	// Recorded interactions whose request never reported back (the
+	// caller's context ended as the response arrived) are kept, not lost.
+	for _, in := range c.captured[next:] {
 		out = append(out, in)
 		live = append(live, true)
 	}
@@ -633,21 +785,4 @@ func (c *Cassette) ordered() (out []*cassette.Interaction, live []bool) {
 		out = []*cassette.Interaction{}
 	}
 	return out, live
-}
-
-// writeSync writes data to name and flushes it to stable storage.
-func writeSync(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -15,6 +15,20 @@
 // form, or byte for byte. Interactions are consumed in order: a request
 // takes the first unplayed interaction that matches it.
 //
+// A Recording owns one run's folder — both cassettes, meta.json (with the
+// provider's base path, the prompt hash and the model) and decisions.json —
+// and everything about writing it: the hidden stage folder a recording is
+// written to, the rule that says when a recording is complete and
+// replayable (see Recording), and the journaled swap that puts it in place
+// so that a crash at any step leaves the old or the new recording whole
+// (see Recording.Commit). Every file is reached through an *os.Root on the
+// cassette folder; go-vcr itself never touches the disk.
+//
+// While recording, response bodies are read on the wire under a size cap
+// before go-vcr buffers them (WithMaxResponseBytes; compressed bodies are
+// counted after inflating), and cassette files are refused above
+// DefaultMaxCassetteBytes when loaded.
+//
 // Replay never touches the network and never sleeps; a request without a
 // match fails with an error wrapping ErrNoMatch that names the cassette, the
 // nearest unplayed interaction, a diff of what changed and the command that

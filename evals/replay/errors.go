@@ -16,9 +16,12 @@ var (
 	// stopped early or took another path). The concrete error is an
 	// *UnusedError.
 	ErrUnusedInteractions = errors.New("recorded interactions never played")
-	// ErrRecordInCI is returned by Open for ModeRecord and
-	// ModeReplayOrRecord when WithCI(true) is given: CI only replays.
-	ErrRecordInCI = errors.New("recording is disabled in CI")
+	// ErrIncomplete is wrapped by the error that refuses to save a
+	// recording that is not complete and replayable (see Recording.Close):
+	// a live request went unrecorded, a response was cut short or over the
+	// size cap, the provider could not be reached. The old recording is
+	// left as it was.
+	ErrIncomplete = errors.New("recording incomplete")
 	// ErrClosed is returned by a round trip through a closed Cassette.
 	ErrClosed = errors.New("cassette closed")
 )

@@ -60,14 +60,10 @@ type Part struct {
 	Value string `json:",omitempty"`
 }
 
-// Canonicalize returns the canonical form of a request given its method,
-// URL, Content-Type header and body. It never fails: a body that does not
-// parse as its media type says is compared byte for byte.
-func Canonicalize(method string, u *url.URL, contentType string, body []byte) Request {
-	return canonicalize(method, u, contentType, body, nil)
-}
-
-// canonicalize is Canonicalize with JSON object keys to drop at any depth.
+// canonicalize returns the canonical form of a request given its method,
+// URL, Content-Type header and body, dropping the ignored JSON object keys
+// at any depth. It never fails: a body that does not parse as its media
+// type says is compared byte for byte.
 func canonicalize(method string, u *url.URL, contentType string, body []byte, ignore map[string]bool) Request {
 	r := Request{Method: strings.ToUpper(method)}
 	if u != nil {

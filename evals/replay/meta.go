@@ -30,6 +30,10 @@ type Meta struct {
 	// ProviderHost is the model provider's host (and port), never the full
 	// base URL (which may carry credentials).
 	ProviderHost string `json:"provider_host"`
+	// ProviderBasePath is the URL path of the provider's base URL (for
+	// example "/v1"); replay sends requests under the same path. Empty in
+	// recordings made before it was written.
+	ProviderBasePath string `json:"provider_base_path,omitempty"`
 	// Model is the model name sent to the provider.
 	Model string `json:"model"`
 	// Prompt is the prompt variant's name.
@@ -131,24 +135,4 @@ type RecordedResponse struct {
 	Status int
 	// Body is the response body, byte-exact.
 	Body string
-}
-
-// Responses reads the interactions of the cassette file at path, in
-// recorded order, without replaying them (for checks such as reparse). A
-// missing or damaged cassette is an error naming the file.
-func Responses(path string) ([]RecordedResponse, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read cassette: %w", err)
-	}
-	interactions, err := decodeCassette(data)
-	if err != nil {
-		return nil, fmt.Errorf("read cassette %s: %w", path, err)
-	}
-	out := make([]RecordedResponse, len(interactions))
-	for i, in := range interactions {
-		inf := info(i, in)
-		out[i] = RecordedResponse{Method: inf.Method, Path: inf.Path, Status: in.Response.Code, Body: in.Response.Body}
-	}
-	return out, nil
 }

@@ -50,7 +50,8 @@ type Config struct {
 	MaxSourcePixels int64
 	// MaxWorkBytes is the working memory one request may need, estimated
 	// from the header before decoding (default 1 GiB): the decoded source
-	// (4 bytes a pixel), x/image/draw's scratch buffer (32 bytes per
+	// (4 bytes a pixel; 8 for a 16-bit PNG with colour or transparency,
+	// as image/png decodes it), x/image/draw's scratch buffer (32 bytes per
 	// target-width × scaled-source-height pixel) and the target (4 bytes a
 	// pixel). A request over it is answered 422 image_too_large. With the
 	// defaults it bites only for huge targets (a 4000×10000 scan kept 4000

@@ -110,7 +110,7 @@ func (s *Service) process(ctx context.Context, req resizeRequest) resizeResult {
 			fmt.Sprintf("resize: target %dx%d is %d pixels, over the %d-pixel budget", dw, dh, px, s.cfg.MaxSourcePixels))
 		return res
 	}
-	if wb := workBytes(cfg.Width, cfg.Height, dw, dh); wb > s.cfg.MaxWorkBytes {
+	if wb := workBytes(cfg.Width, cfg.Height, sourcePixelBytes(format, req.image), dw, dh); wb > s.cfg.MaxWorkBytes {
 		res.err = newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
 			fmt.Sprintf("resize: %dx%d to %dx%d needs about %d MiB, over the %d MiB working-memory budget; ask for a smaller width",
 				cfg.Width, cfg.Height, dw, dh, wb>>20, s.cfg.MaxWorkBytes>>20))

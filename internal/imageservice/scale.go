@@ -1,6 +1,7 @@
 package imageservice
 
 import (
+	"encoding/binary"
 	"image"
 
 	"golang.org/x/image/draw"
@@ -30,12 +31,13 @@ func reduction(sw, sh, dw, dh int) int {
 	return min(sw/(2*dw), sh/(2*dh))
 }
 
-// workBytes estimates the peak memory of scaling a sw×sh source to dw×dh:
-// the decoded source at 4 bytes a pixel, the box-reduced copy, the
+// workBytes estimates the peak memory of scaling a sw×sh source whose
+// decoded pixels take srcPixelBytes each (see sourcePixelBytes) to dw×dh:
+// the decoded source, the box-reduced copy (4 bytes a pixel), the
 // CatmullRom scratch buffer of 32 bytes per dw × (reduced) source row, and
-// the target.
-func workBytes(sw, sh, dw, dh int) int64 {
-	src := 4 * int64(sw) * int64(sh)
+// the target (4 bytes a pixel).
+func workBytes(sw, sh int, srcPixelBytes int64, dw, dh int) int64 {
+	src := srcPixelBytes * int64(sw) * int64(sh)
 	rows := int64(sh)
 	if k := reduction(sw, sh, dw, dh); k >= 2 {
 		rw, rh := (int64(sw)+int64(k)-1)/int64(k), (int64(sh)+int64(k)-1)/int64(k)
@@ -43,6 +45,54 @@ func workBytes(sw, sh, dw, dh int) int64 {
 		rows = rh
 	}
 	return src + 32*int64(dw)*rows + 4*int64(dw)*int64(dh)
+}
+
+// sourcePixelBytes is what one decoded pixel of data (in format, its
+// header already read by DecodeConfig) takes in memory, counted at 4 at
+// least: 8 for a 16-bit PNG that image/png decodes to RGBA64 or NRGBA64
+// (colour, grey with alpha, or grey with a tRNS chunk), 4 for the rest
+// (8-bit RGBA and NRGBA; Gray, Gray16, Paletted, YCbCr and CMYK take 4 or
+// less).
+func sourcePixelBytes(format string, data []byte) int64 {
+	if format != formatPNG || len(data) < pngHeaderEnd || data[pngBitDepth] != 16 {
+		return 4
+	}
+	if data[pngColourType] == pngGrey && !pngHasTransparency(data) {
+		return 4 // Gray16: 2 bytes
+	}
+	return 8
+}
+
+// Offsets in a PNG file whose first chunk is IHDR (png.DecodeConfig
+// insists on it): the 8-byte signature, the chunk's length and type, then
+// width, height, bit depth and colour type; IHDR's 13 bytes and CRC end at
+// pngHeaderEnd.
+const (
+	pngBitDepth   = 8 + 8 + 8
+	pngColourType = pngBitDepth + 1
+	pngHeaderEnd  = 8 + 8 + 13 + 4
+	pngGrey       = 0 // colour type of plain greyscale
+)
+
+// pngHasTransparency reports whether a tRNS chunk comes before the first
+// IDAT chunk (where the format requires it), walking the chunk headers
+// only.
+func pngHasTransparency(data []byte) bool {
+	for off := pngHeaderEnd; off+8 <= len(data); {
+		n := int64(binary.BigEndian.Uint32(data[off:]))
+		switch string(data[off+4 : off+8]) {
+		case "tRNS":
+			return true
+		case "IDAT":
+			return false
+		}
+		next := int64(off) + 12 + n // length, type, data, CRC
+		if next > int64(len(data)) {
+			return false
+		}
+		off = int(next)
+	}
+	return false
 }
 
 // boxReduce averages k×k blocks of src into one pixel of a premultiplied

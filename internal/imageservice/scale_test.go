@@ -1,8 +1,12 @@
 package imageservice
 
 import (
+	"bytes"
 	"image"
 	"image/color"
+	"image/jpeg"
+	"image/png"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -118,7 +122,79 @@ func TestWorkBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, workBytes(tt.sw, tt.sh, tt.dw, tt.dh))
+			require.Equal(t, tt.want, workBytes(tt.sw, tt.sh, 4, tt.dw, tt.dh))
 		})
 	}
+}
+
+// TestSourcePixelBytes checks the estimate read from the PNG header
+// against what image/png really allocates for real files of each kind.
+func TestSourcePixelBytes(t *testing.T) {
+	const w, h = 6, 4
+	rect := image.Rect(0, 0, w, h)
+	semi := image.NewNRGBA64(rect)
+	semi.SetNRGBA64(1, 1, color.NRGBA64{R: 1 << 15, A: 1 << 15}) // not opaque: stays colour type 6
+	// withTRNS inserts a tRNS chunk (grey sample 0 is transparent) after IHDR.
+	withTRNS := func(data []byte) []byte {
+		var buf bytes.Buffer
+		buf.Write(data[:pngHeaderEnd])
+		writePNGChunk(&buf, "tRNS", []byte{0, 0})
+		buf.Write(data[pngHeaderEnd:])
+		return buf.Bytes()
+	}
+	gray16 := encodePNG(t, image.NewGray16(rect))
+	tests := []struct {
+		name   string
+		format string
+		data   []byte
+		want   int64
+	}{
+		{"16-bit RGBA", formatPNG, encodePNG(t, semi), 8},
+		{"16-bit RGB", formatPNG, encodePNG(t, image.NewRGBA64(rect)), 8},
+		{"16-bit grey", formatPNG, gray16, 4},
+		{"16-bit grey with tRNS", formatPNG, withTRNS(gray16), 8},
+		{"8-bit RGBA", formatPNG, encodePNG(t, syntheticImage(w, h, 1)), 4},
+		{"8-bit grey", formatPNG, encodePNG(t, image.NewGray(rect)), 4},
+		{"8-bit grey with tRNS", formatPNG, withTRNS(encodePNG(t, image.NewGray(rect))), 4},
+		{"paletted", formatPNG, encodePNG(t, image.NewPaletted(rect, color.Palette{color.Black, color.White})), 4},
+		{"JPEG (YCbCr, 4:2:0)", formatJPEG, encodeJPEG(t, syntheticImage(64, 48, 1)), 4}, // large enough that MCU padding does not count
+		{"a short PNG", formatPNG, gray16[:pngHeaderEnd-1], 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := sourcePixelBytes(tt.format, tt.data)
+			require.Equal(t, tt.want, got)
+			if len(tt.data) < pngHeaderEnd {
+				return
+			}
+			var (
+				img image.Image
+				err error
+			)
+			if tt.format == formatPNG {
+				img, err = png.Decode(bytes.NewReader(tt.data))
+			} else {
+				img, err = jpeg.Decode(bytes.NewReader(tt.data))
+			}
+			require.NoError(t, err)
+			require.Equal(t, max(4, decodedPixelBytes(t, img)), got, "the estimate is the decoded %T's pixel size, at least 4", img)
+		})
+	}
+}
+
+// decodedPixelBytes is the bytes a pixel of img takes in memory: the
+// length of its pixel slices (Pix; Y, Cb and Cr for YCbCr) over its area,
+// rounded up.
+func decodedPixelBytes(t *testing.T, img image.Image) int64 {
+	t.Helper()
+	v := reflect.ValueOf(img).Elem()
+	n := 0
+	for _, name := range []string{"Pix", "Y", "Cb", "Cr"} {
+		if f := v.FieldByName(name); f.IsValid() {
+			n += f.Len()
+		}
+	}
+	require.Positive(t, n, "no pixel slice in %T", img)
+	b := img.Bounds()
+	return int64((n + b.Dx()*b.Dy() - 1) / (b.Dx() * b.Dy()))
 }

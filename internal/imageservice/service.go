@@ -32,6 +32,9 @@ type Service struct {
 	slots    chan struct{} // one token per running /resize request
 	uploads  chan struct{} // one token per request body being received
 	inFlight atomic.Int64
+	// resize decodes, scales and encodes a read request: process, or a
+	// stand-in in tests.
+	resize func(context.Context, resizeRequest) resizeResult
 }
 
 var _ http.Handler = (*Service)(nil)
@@ -45,8 +48,10 @@ func New(cfg Config, logger *slog.Logger) *Service {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	return &Service{cfg: cfg, log: logger, slots: make(chan struct{}, cfg.MaxConcurrent),
+	s := &Service{cfg: cfg, log: logger, slots: make(chan struct{}, cfg.MaxConcurrent),
 		uploads: make(chan struct{}, UploadsPerWorker*cfg.MaxConcurrent)}
+	s.resize = s.process
+	return s
 }
 
 // Config returns the effective configuration, defaults filled in.
@@ -232,6 +237,10 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 		s.fail(w, rec, aerr)
 		return
 	}
+	// The body is in: disarm the upload's idle deadline. Left armed, it
+	// fires during a resize longer than UploadGrace, fails the server's
+	// background read and cancels ctx. ctx alone bounds the processing.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 
 	select {
 	case s.slots <- struct{}{}:
@@ -309,7 +318,7 @@ func (s *Service) processSafely(ctx context.Context, req resizeRequest) (res res
 			res = resizeResult{err: newError(http.StatusInternalServerError, CodeInternal, "resize: internal error")}
 		}
 	}()
-	return s.process(ctx, req)
+	return s.resize(ctx, req)
 }
 
 func timeoutError(d time.Duration) *apiError {

@@ -232,28 +232,39 @@ func TestTargetSize(t *testing.T) {
 // 8-bit RGBA pixels but whose IDAT holds only a few bytes of zlib data:
 // a decompression bomb as far as a naive decoder is concerned.
 func pngWithHeader(w, h uint32) []byte {
+	return pngWithIHDR(w, h, 8, 6) // bit depth 8, colour type RGBA
+}
+
+// pngWithIHDR is pngWithHeader with the given bit depth and colour type,
+// and the extra chunks (type and data, in pairs) between IHDR and IDAT.
+func pngWithIHDR(w, h uint32, depth, colourType byte, chunks ...string) []byte {
 	var buf bytes.Buffer
 	buf.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(data)))
-		buf.Write(n[:])
-		crc := crc32.NewIEEE()
-		crc.Write([]byte(typ))
-		crc.Write(data)
-		buf.WriteString(typ)
-		buf.Write(data)
-		binary.BigEndian.PutUint32(n[:], crc.Sum32())
-		buf.Write(n[:])
-	}
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, 6 // bit depth 8, colour type RGBA
-	chunk("IHDR", ihdr)
-	chunk("IDAT", []byte{0x78, 0x9c, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01}) // zlib of one zero byte
-	chunk("IEND", nil)
+	ihdr[8], ihdr[9] = depth, colourType
+	writePNGChunk(&buf, "IHDR", ihdr)
+	for i := 0; i+1 < len(chunks); i += 2 {
+		writePNGChunk(&buf, chunks[i], []byte(chunks[i+1]))
+	}
+	writePNGChunk(&buf, "IDAT", []byte{0x78, 0x9c, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01}) // zlib of one zero byte
+	writePNGChunk(&buf, "IEND", nil)
 	return buf.Bytes()
+}
+
+// writePNGChunk appends one chunk: length, type, data, CRC.
+func writePNGChunk(buf *bytes.Buffer, typ string, data []byte) {
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(data)))
+	buf.Write(n[:])
+	crc := crc32.NewIEEE()
+	crc.Write([]byte(typ))
+	crc.Write(data)
+	buf.WriteString(typ)
+	buf.Write(data)
+	binary.BigEndian.PutUint32(n[:], crc.Sum32())
+	buf.Write(n[:])
 }
 
 func TestResizeDecompressionBomb(t *testing.T) {
@@ -301,6 +312,38 @@ func TestResizePixelBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc := New(Config{MaxSourcePixels: tt.budget}, nil)
 			rec := serve(svc, "", imageBody(t, "a.png", tt.img, tt.width))
+			require.Equal(t, tt.status, rec.Code, "body %q", rec.Body.String())
+			got := errorDetail(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+			want := map[int]string{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
+			require.Equal(t, want, got.Code, "message %q", got.Message)
+		})
+	}
+}
+
+// TestResizeWorkBytes16Bit counts a 16-bit PNG at the 8 bytes a pixel
+// image/png decodes it to. A 1000×1000 source kept 1000 px wide needs 40 MB
+// at 4 bytes a pixel (4 source + 32 scratch + 4 target) and 44 MB at 8,
+// against a budget of 42 MB. The IDAT is short, so a source within the
+// budget is answered 400 corrupt_image, after the check.
+func TestResizeWorkBytes16Bit(t *testing.T) {
+	tests := []struct {
+		name              string
+		depth, colourType byte
+		chunks            []string
+		status            int
+	}{
+		{"8-bit RGBA", 8, 6, nil, 400},
+		{"16-bit RGBA (NRGBA64)", 16, 6, nil, 422},
+		{"16-bit RGB (RGBA64)", 16, 2, nil, 422},
+		{"16-bit grey with alpha (NRGBA64)", 16, 4, nil, 422},
+		{"16-bit grey (Gray16, 2 bytes)", 16, 0, nil, 400},
+		{"16-bit grey with tRNS (NRGBA64)", 16, 0, []string{"tRNS", "\x00\x00"}, 422},
+		{"8-bit grey with tRNS (NRGBA)", 8, 0, []string{"tRNS", "\x00"}, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := New(Config{MaxWorkBytes: 42_000_000}, nil)
+			rec := serve(svc, "", imageBody(t, "a.png", pngWithIHDR(1000, 1000, tt.depth, tt.colourType, tt.chunks...), "1000"))
 			require.Equal(t, tt.status, rec.Code, "body %q", rec.Body.String())
 			got := errorDetail(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 			want := map[int]string{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
