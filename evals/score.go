@@ -659,7 +659,7 @@ func detectRecovery(t *trace) finding {
 		e := t.events[i]
 		ok := false
 		for _, j := range t.after(agent.EventRecoveryResult, i) {
-			if n := t.events[j]; n.Status == "success" {
+			if n := t.events[j]; n.Status == agent.StatusSuccess {
 				ok = t.laterLLMCall(n.Step)
 				break
 			}
@@ -700,7 +700,7 @@ func toolPathOf(e agent.Event, p FailurePath) bool {
 		case tools.CodeToolNotFound, tools.CodeToolTimeout, tools.CodePathOutsideWorkspace:
 			return false
 		}
-		return e.Status == "error" || e.Code != ""
+		return e.Status == agent.StatusError || e.Code != ""
 	}
 	return false
 }
