@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// ModelCallsTolerance is the relative rise in a variant's mean model calls
+// modelCallsTolerance is the relative rise in a variant's mean model calls
 // that Compare tolerates before calling it a regression (10%).
-const ModelCallsTolerance = 0.10
+const modelCallsTolerance = 0.10
 
 // RunChange is how a run's verdict moved between baseline and current.
 type RunChange string
@@ -82,7 +82,7 @@ func (d Diff) Regressed() bool {
 // Compare compares current against baseline. A regression is a run that
 // went from pass to fail or error, a baseline run missing from current, a
 // variant whose pass rate or pass^k fell, or a variant whose mean model
-// calls rose by more than ModelCallsTolerance. New runs are informational.
+// calls rose by more than modelCallsTolerance. New runs are informational.
 // Replay wall time is never compared.
 func Compare(baseline, current Report) Diff {
 	d := Diff{Runs: []RunDelta{}, Prompts: []PromptDelta{}}
@@ -155,8 +155,8 @@ func Compare(baseline, current Report) Diff {
 		if fell(pd.PassHatK) {
 			pd.Regressions = append(pd.Regressions, fmt.Sprintf("pass^%d fell %s → %s", pd.K, fmtRatio(pd.PassHatK[0]), fmtRatio(pd.PassHatK[1])))
 		}
-		if m := pd.MeanModelCalls; m[0] != nil && m[1] != nil && *m[1] > *m[0]*(1+ModelCallsTolerance) {
-			pd.Regressions = append(pd.Regressions, fmt.Sprintf("mean model calls rose %s → %s (more than %.0f%%)", fmtNum(m[0]), fmtNum(m[1]), ModelCallsTolerance*100))
+		if m := pd.MeanModelCalls; m[0] != nil && m[1] != nil && *m[1] > *m[0]*(1+modelCallsTolerance) {
+			pd.Regressions = append(pd.Regressions, fmt.Sprintf("mean model calls rose %s → %s (more than %.0f%%)", fmtNum(m[0]), fmtNum(m[1]), modelCallsTolerance*100))
 		}
 		d.Prompts = append(d.Prompts, pd)
 	}

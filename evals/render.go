@@ -22,7 +22,7 @@ type Format string
 const (
 	// FormatTable is the terminal table (RenderTable), the default.
 	FormatTable Format = "table"
-	// FormatMarkdown is GitHub markdown (RenderMarkdown).
+	// FormatMarkdown is GitHub markdown (renderMarkdown).
 	FormatMarkdown Format = "markdown"
 	// FormatJSON is the canonical JSON (RenderJSON).
 	FormatJSON Format = "json"
@@ -45,7 +45,7 @@ func Render(w io.Writer, r Report, f Format) error {
 	case FormatTable:
 		return RenderTable(w, r)
 	case FormatMarkdown:
-		return RenderMarkdown(w, r)
+		return renderMarkdown(w, r)
 	case FormatJSON:
 		return RenderJSON(w, r)
 	case FormatJUnit:
@@ -54,8 +54,8 @@ func Render(w io.Writer, r Report, f Format) error {
 	return fmt.Errorf("render report: unknown format %q", f)
 }
 
-// EstimatorNote names the pass@k / pass^k estimator in report headers.
-const EstimatorNote = "τ-bench estimator over scenario×prompt cases: pass^k = mean C(c,k)/C(n,k), pass@k = mean 1-C(n-c,k)/C(n,k); n/a when k > n"
+// estimatorNote names the pass@k / pass^k estimator in report headers.
+const estimatorNote = "τ-bench estimator over scenario×prompt cases: pass^k = mean C(c,k)/C(n,k), pass@k = mean 1-C(n-c,k)/C(n,k); n/a when k > n"
 
 var tableHeader = []string{"run", "verdict", "outcome", "model calls", "tool calls", "failure paths", "tokens", "model ms", "tool ms"}
 
@@ -111,7 +111,7 @@ func summaryRow(label string, g Group) []string {
 func runRow(r RunReport) []string {
 	paths := "-"
 	if r.Verdict != VerdictError {
-		h, e := r.FailurePathCounts()
+		h, e := r.failurePathCounts()
 		paths = fmt.Sprintf("%d/%d", h, e)
 	}
 	return []string{
@@ -162,7 +162,7 @@ func RenderTable(w io.Writer, r Report) error {
 	}
 	ew := &errWriter{w: w}
 	if r.Summary.Trials > 1 {
-		fmt.Fprintf(ew, "\nReliability (%s)\n", EstimatorNote)
+		fmt.Fprintf(ew, "\nReliability (%s)\n", estimatorNote)
 		k := newTable(w, 5, 1)
 		k.Header("prompt", "k", "pass@k", "pass^k", "flaky")
 		rows := reliabilityRows(r)
@@ -223,7 +223,7 @@ func writeProblems(w io.Writer, r Report) {
 				fmt.Fprintln(w)
 				first = false
 			}
-			fmt.Fprintln(w, Printable(l))
+			fmt.Fprintln(w, agent.Printable(l))
 		}
 	}
 }
@@ -253,17 +253,14 @@ func toAny(s []string) []any {
 
 // mdEscape makes text safe inside a markdown table cell.
 func mdEscape(s string) string {
-	s = strings.ReplaceAll(Printable(s), "|", `\|`)
+	s = strings.ReplaceAll(agent.Printable(s), "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// Printable is agent.Printable: control characters in caret notation.
-var Printable = agent.Printable
-
-// RenderMarkdown writes the report as GitHub-flavoured markdown (for CI
+// renderMarkdown writes the report as GitHub-flavoured markdown (for CI
 // job summaries and PR comments): totals, the run table, per-prompt and
 // per-tag tables, reliability with trials > 1, then failures and errors.
-func RenderMarkdown(w io.Writer, r Report) error {
+func renderMarkdown(w io.Writer, r Report) error {
 	ew := &errWriter{w: w}
 	g := r.Summary.Group
 	fmt.Fprintf(ew, "## Eval results\n\n**%d runs: %d pass, %d fail, %d error** (pass rate %s of judged runs)\n\n", g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate))
@@ -292,7 +289,7 @@ func RenderMarkdown(w io.Writer, r Report) error {
 	groupTable("By prompt variant", "prompt", r.Summary.ByPrompt)
 	groupTable("By tag", "tag", r.Summary.ByTag)
 	if g.Trials > 1 {
-		fmt.Fprintf(ew, "\n### Reliability\n\n%s\n\n| prompt | k | pass@k | pass^k | flaky |\n| --- | ---: | ---: | ---: | ---: |\n", EstimatorNote)
+		fmt.Fprintf(ew, "\n### Reliability\n\n%s\n\n| prompt | k | pass@k | pass^k | flaky |\n| --- | ---: | ---: | ---: | ---: |\n", estimatorNote)
 		for _, row := range reliabilityRows(r) {
 			fmt.Fprintf(ew, "| %s |\n", strings.Join(row, " | "))
 		}

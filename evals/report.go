@@ -113,9 +113,9 @@ type RunReport struct {
 	NotRecorded bool `json:"not_recorded,omitempty"`
 }
 
-// FailurePathCounts returns how many failure paths occurred in the run and
+// failurePathCounts returns how many failure paths occurred in the run and
 // how many of those were handled.
-func (r RunReport) FailurePathCounts() (handled, exercised int) {
+func (r RunReport) failurePathCounts() (handled, exercised int) {
 	for _, f := range r.FailurePaths {
 		if f.Occurred {
 			exercised++
@@ -298,7 +298,7 @@ func aggregate(rs []RunReport) Group {
 			g.Error++
 			continue
 		}
-		h, e := r.FailurePathCounts()
+		h, e := r.failurePathCounts()
 		g.FailurePathsHandled += h
 		g.FailurePathsExercised += e
 		t.n++
@@ -327,10 +327,10 @@ func aggregate(rs []RunReport) Group {
 		}
 		for k := 1; k <= g.Trials; k++ {
 			ks := KScore{K: k}
-			if hat, ok := PassHatK(ns, cs, k); ok {
+			if hat, ok := passHatK(ns, cs, k); ok {
 				ks.PassHat = round(hat)
 			}
-			if at, ok := PassAtK(ns, cs, k); ok {
+			if at, ok := passAtK(ns, cs, k); ok {
 				ks.PassAtK = round(at)
 			}
 			g.Reliability = append(g.Reliability, ks)
@@ -348,21 +348,21 @@ func spl(r RunReport) float64 {
 	return l / max(float64(r.ModelCalls), l)
 }
 
-// PassHatK is τ-bench's pass^k: the mean over cases of C(c,k)/C(n,k), the
+// passHatK is τ-bench's pass^k: the mean over cases of C(c,k)/C(n,k), the
 // chance that k trials drawn without replacement all pass. ns[i] and cs[i]
 // are the judged trials and passes of case i. ok is false (n/a) when there
 // are no cases, k < 1, or some case has n < k. The arithmetic is exact
 // (math/big) up to the final conversion.
-func PassHatK(ns, cs []int, k int) (float64, bool) {
+func passHatK(ns, cs []int, k int) (float64, bool) {
 	return meanOverCases(ns, cs, k, func(n, c int) *big.Rat {
 		return new(big.Rat).SetFrac(binomial(c, k), binomial(n, k))
 	})
 }
 
-// PassAtK is pass@k with the same estimator: the mean over cases of
+// passAtK is pass@k with the same estimator: the mean over cases of
 // 1 - C(n-c,k)/C(n,k), the chance that at least one of k trials passes.
-// ok is false under the same conditions as PassHatK.
-func PassAtK(ns, cs []int, k int) (float64, bool) {
+// ok is false under the same conditions as passHatK.
+func passAtK(ns, cs []int, k int) (float64, bool) {
 	return meanOverCases(ns, cs, k, func(n, c int) *big.Rat {
 		miss := new(big.Rat).SetFrac(binomial(n-c, k), binomial(n, k))
 		return miss.Sub(big.NewRat(1, 1), miss)
@@ -430,7 +430,7 @@ func distribution(xs []float64) Dist {
 }
 
 // JSON returns the canonical JSON of the report: object keys sorted,
-// two-space indent, a final newline. A report that ParseReport would
+// two-space indent, a final newline. A report that parseReport would
 // refuse (a run without an id or with a negative count, …) is an error:
 // what is written can be read back.
 func (r Report) JSON() ([]byte, error) {
@@ -467,15 +467,15 @@ func LoadReport(file string) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("load report: %w", err)
 	}
-	r, err := ParseReport(data)
+	r, err := parseReport(data)
 	if err != nil {
 		return Report{}, fmt.Errorf("load report %s: %w", file, err)
 	}
 	return r, nil
 }
 
-// ParseReport decodes a JSON report; see LoadReport.
-func ParseReport(data []byte) (Report, error) {
+// parseReport decodes a JSON report; see LoadReport.
+func parseReport(data []byte) (Report, error) {
 	var head struct {
 		Schema *int `json:"schema"`
 	}
@@ -502,7 +502,7 @@ func ParseReport(data []byte) (Report, error) {
 	return out, nil
 }
 
-// validate checks what JSON writes and ParseReport reads: every run has
+// validate checks what JSON writes and parseReport reads: every run has
 // an id of its own, a known verdict and no negative count or duration,
 // and the shard, if any, is one.
 func (r Report) validate() error {

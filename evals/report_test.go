@@ -40,9 +40,9 @@ func TestPassKEstimators(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hat, ok := PassHatK(tt.ns, tt.cs, tt.k)
+			hat, ok := passHatK(tt.ns, tt.cs, tt.k)
 			require.Equal(t, tt.applicable, ok)
-			at, ok2 := PassAtK(tt.ns, tt.cs, tt.k)
+			at, ok2 := passAtK(tt.ns, tt.cs, tt.k)
 			require.Equal(t, tt.applicable, ok2)
 			if !ok {
 				return
@@ -143,7 +143,7 @@ func TestReportWriterAgreesWithReader(t *testing.T) {
 			// What the writer would have written, the reader refuses alike.
 			raw, merr := json.Marshal(r)
 			require.NoError(t, merr)
-			_, err = ParseReport(raw)
+			_, err = parseReport(raw)
 			require.EqualError(t, err, tt.want)
 		})
 	}
@@ -170,7 +170,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	b, err := r.JSON()
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(b, []byte("{\n  \"runs\": [")), "keys sorted: %s", b[:40])
-	got, err := ParseReport(b)
+	got, err := parseReport(b)
 	require.NoError(t, err)
 	if diff := cmp.Diff(r, got, cmp.AllowUnexported(FailurePathResult{})); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
@@ -216,7 +216,7 @@ func FuzzParseReport(f *testing.F) {
 	f.Add(good)
 	f.Add([]byte(`{"schema":1,"runs":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := ParseReport(data)
+		r, err := parseReport(data)
 		if err != nil {
 			return
 		}

@@ -225,19 +225,10 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // and 255 bytes is the longest file name of the common file systems.
 const maxIDBytes = 255
 
-// LoadScenario reads and validates one scenario file. prompts are the
-// valid prompt variant names (nil: agent.PromptVariants()). Every problem found is
-// reported, each as "file:line: message", joined with errors.Join.
-func LoadScenario(file string, prompts []string) (*Scenario, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("load scenario: %w", err)
-	}
-	return ParseScenario(file, data, prompts)
-}
-
 // ParseScenario validates the scenario in data; file names it in errors.
 // prompts are the valid prompt variant names (nil: agent.PromptVariants()).
+// Every problem found is reported, each as "file:line: message", joined
+// with errors.Join.
 func ParseScenario(file string, data []byte, prompts []string) (*Scenario, error) {
 	if prompts == nil {
 		prompts = agent.PromptVariants()

@@ -335,20 +335,6 @@ func TestLoadSuiteBadDir(t *testing.T) {
 	require.EqualError(t, err, "load suite: "+file+" is not a directory")
 }
 
-func TestLoadScenarioMissingFile(t *testing.T) {
-	_, err := LoadScenario(filepath.Join(t.TempDir(), "nope.yaml"), nil)
-	require.ErrorIs(t, err, os.ErrNotExist)
-	require.Contains(t, err.Error(), "load scenario: ")
-}
-
-func TestLoadScenarioFile(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"full.yaml": fullScenario})
-	sc, err := LoadScenario(filepath.Join(dir, "full.yaml"), []string{"react-text", "react-json"})
-	require.NoError(t, err)
-	require.Equal(t, filepath.Join(dir, "full.yaml"), sc.File)
-	require.Equal(t, "scale-window", sc.ID)
-}
-
 func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte(fullScenario))
 	f.Add([]byte(base + "expect: {outcome: give_up}\n"))
