@@ -419,12 +419,10 @@ func inScenario(turns []byte) (scenario []byte, ok bool) {
 			return nil, false
 		}
 	}
-	var b strings.Builder
-	b.WriteString("id: fuzz\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: final_answer}\nscript:\n  react-text:\n")
-	for _, l := range lines {
-		b.WriteString("    " + l + "\n")
-	}
-	return []byte(b.String()), true
+	// The list is the last thing in the file, so that a block scalar at
+	// its end keeps or lacks its final line break as in the script file.
+	const head = "id: fuzz\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: final_answer}\nscript:\n  react-text:\n"
+	return []byte(head + "    " + strings.Join(lines, "\n    ")), true
 }
 
 // FuzzScriptReaders feeds the same turns to the scenario loader (as a
