@@ -180,3 +180,20 @@ func TestKeepFailed(t *testing.T) {
 	require.ErrorIs(t, err, fs.ErrNotExist, "nothing committed")
 	require.False(t, strings.Contains(runs[0].Error, "panic"))
 }
+
+// TestSecretRefusesRecording: a key-shaped string in the task would reach
+// the cassette: the run is not recorded, not even into --keep-failed, and
+// no folder is left behind.
+func TestSecretRefusesRecording(t *testing.T) {
+	src := strings.Replace(inlineScenario, "task: echo hi", "task: echo sk-abcdefghijklmnopqrstuvwx", 1)
+	sc, err := evals.ParseScenario("inline.yaml", []byte(src), agent.PromptVariants())
+	require.NoError(t, err)
+	dir, keep := t.TempDir(), t.TempDir()
+	r := &evals.Runner{Root: dir, CassetteDir: filepath.Join(dir, "cassettes"), Record: &evals.RecordConfig{
+		Provider: evals.Provider{Scripted: true}, KeepFailed: keep}}
+	runs := r.Run(context.Background(), r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+	require.True(t, runs[0].NotRecorded, runs[0].Error)
+	require.Contains(t, runs[0].Error, `llm.yaml interaction 0 (POST http://localhost/v1/chat/completions) request body line 1: key-shaped string (openai-api-key) "sk-a…"`)
+	require.Empty(t, tree(t, keep), "a secret is never kept")
+	require.Empty(t, tree(t, filepath.Join(dir, "cassettes")), "nothing left in the cassette folder")
+}

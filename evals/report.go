@@ -108,8 +108,9 @@ type RunReport struct {
 	// Error is the harness error of a VerdictError run.
 	Error string `json:"error,omitempty"`
 	// NotRecorded marks a recorded run (agenthub record) whose recording
-	// was refused as not complete and replayable (replay.ErrIncomplete):
-	// its old recording is unchanged, and Error says why.
+	// was refused — not complete and replayable (replay.ErrIncomplete), or
+	// holding a secret (replay.ErrSecretLeak): its old recording is
+	// unchanged, and Error says why.
 	NotRecorded bool `json:"not_recorded,omitempty"`
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/agenthub/agenthub/evals/replay"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
+	"github.com/agenthub/agenthub/internal/secret"
 	"github.com/agenthub/agenthub/internal/version"
 	"github.com/agenthub/agenthub/parser"
 )
@@ -53,8 +54,9 @@ type Provider struct {
 	// BaseURL and Model reach a real OpenAI-compatible provider when
 	// Scripted is false.
 	BaseURL, Model string
-	// APIKey is the provider's key (sent as a bearer token). Whenever it is
-	// set, scripted or not, every saved cassette is scanned for it.
+	// APIKey is the provider's key, sent as a bearer token to a real
+	// provider (never to the scripted model). Whenever it is set, scripted
+	// or not, every saved cassette is scanned for it.
 	APIKey string
 }
 
@@ -72,7 +74,8 @@ type RecordConfig struct {
 	// discarded).
 	Logger *slog.Logger
 	// KeepFailed, when set, is a folder that receives each recording that
-	// was not saved (incomplete, or not replayable) as
+	// was not saved because it was incomplete or not replayable (never one
+	// refused for a secret) as
 	// KeepFailed/<scenario>/<prompt>/<trial>, for inspection; the committed
 	// recording is never touched.
 	KeepFailed string
@@ -338,7 +341,7 @@ func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
 	}
 	in.Prompt, in.Trial = j.Prompt, j.Trial
 	rep := Score(j.Scenario, in)
-	rep.NotRecorded = errors.Is(in.HarnessErr, replay.ErrIncomplete)
+	rep.NotRecorded = errors.Is(in.HarnessErr, replay.ErrIncomplete) || errors.Is(in.HarnessErr, replay.ErrSecretLeak)
 	return rep
 }
 
@@ -375,7 +378,7 @@ func (r *Runner) replayJob(ctx context.Context, j Job, ws string) (RunInput, err
 func (r *Runner) replay(ctx context.Context, j Job, ws string, rec *replay.Recording) (RunInput, error) {
 	svc := services{rec: rec, llmBase: replayLLMHost + rec.BasePath(), model: rec.Meta().Model,
 		imageBase: replayImageBase, clock: agent.NoSleepClock{}}
-	in, _, err := r.runAgent(ctx, j, ws, svc, rec.Meta().PromptHash)
+	in, _, err := r.runAgent(ctx, j, ws, svc, rec)
 	if err != nil {
 		return in, err
 	}
@@ -409,7 +412,7 @@ func (r *Runner) recordJob(ctx context.Context, j Job, ws string) (RunInput, err
 	}
 	defer rec.Discard()
 	svc.rec = rec
-	in, hash, err := r.runAgent(ctx, j, ws, svc, "")
+	in, hash, err := r.runAgent(ctx, j, ws, svc, nil)
 	if err != nil {
 		return in, err
 	}
@@ -454,7 +457,9 @@ func (r *Runner) startServices(j Job, svc *services) (stop func(), err error) {
 		}
 		srv := httptest.NewServer(scriptedmodel.New(turns))
 		closers = append(closers, srv.Close)
-		svc.llmBase, svc.model, svc.clock = srv.URL+"/v1", "scripted", agent.NoSleepClock{}
+		// The scripted model is never sent the key (cassettes must not
+		// depend on the environment); it is still scanned for.
+		svc.llmBase, svc.model, svc.clock, svc.apiKey = srv.URL+"/v1", "scripted", agent.NoSleepClock{}, ""
 	}
 	svc.imageBase = cfg.ImageURL
 	if svc.imageBase == "" {
@@ -478,10 +483,8 @@ func (r *Runner) recordOptions(llmBase string) []replay.Option {
 		secrets = append(secrets, cfg.Provider.APIKey)
 	}
 	for _, base := range []string{llmBase, cfg.ImageURL} {
-		if u, err := url.Parse(base); err == nil && u.User != nil {
-			if pw, ok := u.User.Password(); ok && pw != "" {
-				secrets = append(secrets, pw)
-			}
+		if pw := secret.URLPassword(base); pw != "" {
+			secrets = append(secrets, pw)
 		}
 	}
 	return []replay.Option{replay.WithSecrets(secrets...), replay.WithTransport(http.DefaultTransport),
@@ -523,9 +526,9 @@ func (r *Runner) verify(ctx context.Context, j Job, rec *replay.Recording, live 
 }
 
 // runAgent copies the scenario's workspace, builds the tools, the prompt,
-// the model client and the agent on svc, and runs the task. wantHash, when
-// set, is the recorded prompt hash the rendered prompt must have.
-func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, wantHash string) (in RunInput, hash string, err error) {
+// the model client and the agent on svc, and runs the task. When replaying
+// (recorded set), the rendered prompt must be the one recorded.
+func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, recorded *replay.Recording) (in RunInput, hash string, err error) {
 	sc := j.Scenario
 	in.Workspace = ws
 	if err := r.copyWorkspace(sc, ws); err != nil {
@@ -545,9 +548,10 @@ func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, w
 		return in, hash, err
 	}
 	hash = replay.PromptHash(system, sc.Tools...)
-	if wantHash != "" && wantHash != hash {
-		return in, hash, fmt.Errorf("%w (%s/%s: prompt %q recorded with hash %.12s, current hash %.12s); re-record with: %s",
-			replay.ErrStaleCassette, svc.rec.Dir(), replay.MetaFile, j.Prompt, wantHash, hash, r.rerecordHint(j))
+	if recorded != nil {
+		if err := recorded.CheckPrompt(hash); err != nil {
+			return in, hash, fmt.Errorf("%w; re-record with: %s", err, r.rerecordHint(j))
+		}
 	}
 	client, err := llm.NewClient(llm.Config{BaseURL: svc.llmBase, APIKey: svc.apiKey, Model: svc.model, HTTPClient: svc.rec.LLM().Client()})
 	if err != nil {

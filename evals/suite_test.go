@@ -115,10 +115,15 @@ func TestRunnerHarnessErrors(t *testing.T) {
 		{
 			name: "stale prompt",
 			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
-				meta, err := replay.ReadMeta(filepath.Join(dir, "inline/react-text/1"))
+				path := filepath.Join(dir, "inline/react-text/1", replay.MetaFile)
+				var meta replay.Meta
+				data, err := os.ReadFile(path)
 				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(data, &meta))
 				meta.PromptHash = strings.Repeat("0", 64)
-				require.NoError(t, replay.WriteMeta(filepath.Join(dir, "inline/react-text/1"), meta))
+				data, err = json.Marshal(meta)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(path, data, 0o644))
 			},
 			want: []string{"stale cassette: prompt changed", "go run ./cmd/agenthub record --scripted --run '^inline$' --prompt react-text"},
 		},

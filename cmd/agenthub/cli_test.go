@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -43,37 +42,6 @@ func TestIsLocalURL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
 			require.Equal(t, tt.want, isLocalURL(tt.url), tt.why)
-		})
-	}
-}
-
-// TestParseDuration: a bare number is refused with the value to type.
-func TestParseDuration(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    time.Duration
-		wantErr string
-	}{
-		{in: "30s", want: 30 * time.Second},
-		{in: "1m30s", want: 90 * time.Second},
-		{in: "500ms", want: 500 * time.Millisecond},
-		{in: "0", want: 0},
-		{in: "30", wantErr: "missing unit: add one, e.g. 30s (ns, us, ms, s, m, h)"},
-		{in: "1.5", wantErr: "missing unit: add one, e.g. 1.5s (ns, us, ms, s, m, h)"},
-		{in: "-5", wantErr: "missing unit: add one, e.g. -5s (ns, us, ms, s, m, h)"},
-		{in: "30 s", wantErr: "not a duration: want a number and a unit, e.g. 30s, 500ms, 2m, 1h30m"},
-		{in: "soon", wantErr: "not a duration: want a number and a unit, e.g. 30s, 500ms, 2m, 1h30m"},
-		{in: "", wantErr: "not a duration: want a number and a unit, e.g. 30s, 500ms, 2m, 1h30m"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := parseDuration(tt.in)
-			if tt.wantErr != "" {
-				require.EqualError(t, err, tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, tt.want, got)
 		})
 	}
 }

@@ -60,10 +60,10 @@
 // (cassettes/<scenario>/<prompt>/<trial>/: llm.yaml, image.yaml, meta.json,
 // decisions.json). A run is swapped in only when its recording is complete
 // and replays to the same end (see go doc ./evals/replay Recording);
-// otherwise the old recording stays, the cause is printed ("not recorded:
-// … connection refused", "response body cut after 11 of 1000 bytes",
-// "response over 8 MiB") and record exits 1. It refuses to run when CI is
-// set. It takes the
+// otherwise the old recording stays, the cause is printed under the table
+// ("connection refused", "response body cut after 11 of 1000 bytes",
+// "response over 8 MiB", a secret that would be saved) and record exits 1.
+// It refuses to run when CI is set. It takes the
 // selection flags of eval (--root, --scenarios, --cassettes, --run,
 // --prompt, --tags, --shard, --trials with 0 meaning 1, -j) and:
 //
@@ -76,8 +76,9 @@
 //	                      with each scenario's image_faults)
 //	--mode M              record (fresh cassettes, default) or replay-or-record (keep
 //	                      what matches, record what is missing)
-//	--keep-failed DIR     save each refused recording as DIR/<scenario>/<prompt>/<trial>
-//	                      for inspection (never over the committed one)
+//	--keep-failed DIR     save each incomplete recording as DIR/<scenario>/<prompt>/<trial>
+//	                      for inspection (never over the committed one; never one
+//	                      refused for a secret)
 //
 // # agenthub replay
 //

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/evals/replay"
 )
@@ -40,7 +39,9 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 	case *scripted && *baseURL != "":
 		return usageErrorf("record: --scripted and --base-url exclude each other")
 	case *scripted:
-		p.Scripted = true
+		// The scripted model needs no key, but one set in the environment
+		// is a secret all the same: the saved cassettes are scanned for it.
+		p = evals.Provider{Scripted: true, APIKey: e.getenv(*keyEnv)}
 	case *baseURL != "":
 		if *model == "" {
 			return usageErrorf("record: --base-url needs --model")
@@ -69,18 +70,26 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 	}
 	s := rep.Summary
 	fmt.Fprintf(e.stdout, "recorded %d of %d runs into %s\n", s.Total-s.Error, s.Total, sel.cassettes)
-	incomplete := 0
+	refused := 0
 	for _, r := range rep.Runs {
 		if r.NotRecorded {
-			incomplete++
-			fmt.Fprintf(e.stderr, "%s: not recorded: %s\n", programName, agent.Printable(r.Error))
+			refused++
 		}
 	}
-	if incomplete > 0 && incomplete == s.Error {
-		// Every harness error is a refused recording: the provider or the
-		// wire failed, which is a judged failure (1), not bad input (2).
-		return &exitError{code: exitFailed, msg: fmt.Sprintf("record: %d runs were not recorded: the recording was not complete (their old cassettes are unchanged)", incomplete)}
+	if refused > 0 && refused == s.Error {
+		// Every harness error is a refused recording (the provider or the
+		// wire failed, or a secret would be saved): a judged failure (1),
+		// not bad input (2). The causes are printed under the table.
+		return &exitError{code: exitFailed, msg: fmt.Sprintf("record: %s not recorded: the recording was not complete or not safe to save (their old cassettes are unchanged; the causes are above)", plural(refused, "run was", "runs were"))}
 	}
 	return verdictError(s.Group, fmt.Sprintf("record: %d recorded runs do not meet their expectations", s.Fail),
 		fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error))
+}
+
+// plural renders "1 run was" / "3 runs were".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -13,6 +14,8 @@ import (
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
+	"github.com/agenthub/agenthub/internal/durationflag"
+	"github.com/agenthub/agenthub/internal/secret"
 )
 
 func runRun(ctx context.Context, e *env, args []string) error {
@@ -25,23 +28,15 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	workspace := fs.String("workspace", ".", "folder the tools may read and write; paths outside it are refused")
 	prompt := fs.String("prompt", agent.DefaultPrompt, "prompt variant: "+strings.Join(agent.PromptVariants(), ", "))
 	maxSteps := fs.Int("max-steps", agent.DefaultMaxSteps, "most model calls in the run")
-	timeout := durationFlag(fs, "timeout", agent.DefaultTimeout, "deadline of the whole run, a `duration` with a unit (e.g. 60s, 2m)")
+	timeout := new(time.Duration)
+	durationflag.Var(fs, timeout, "timeout", agent.DefaultTimeout, "deadline of the whole run, a `duration` with a unit (e.g. 60s, 2m)")
 	tracePath := fs.String("trace", "", "also write the trace as JSON Lines to this file")
 	quiet := fs.Bool("q", false, "no console trace on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usageErrorf("run: want exactly one TASK argument (quote it), got %d (run 'agenthub run -h')", fs.NArg())
-	}
-	if strings.TrimSpace(fs.Arg(0)) == "" {
-		return usageErrorf("run: the TASK is empty")
-	}
-	if *maxSteps < 1 {
-		return usageErrorf("run: --max-steps must be at least 1, got %d", *maxSteps)
-	}
-	if *timeout <= 0 {
-		return usageErrorf("run: --timeout must be positive, got %s", *timeout)
+	if err := checkRunArgs(fs, *maxSteps, *timeout); err != nil {
+		return err
 	}
 	task := fs.Arg(0)
 	key := e.getenv(*keyEnv)
@@ -61,9 +56,14 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	ts := []agent.Tool{&tools.Echo{}, tools.NewImageScaling(ws, *imageURL, &http.Client{Timeout: 30 * time.Second})}
 
+	// The key (and a password in the base URL) never reaches the console,
+	// the trace or the answer; nor does anything key-shaped.
+	mask := secret.New(key, secret.URLPassword(*baseURL))
 	var observers []agent.Observer
 	if !*quiet {
-		observers = append(observers, agent.NewConsoleObserver(e.stderr))
+		console := secret.NewWriter(e.stderr, mask)
+		defer console.Flush()
+		observers = append(observers, agent.NewConsoleObserver(console))
 	}
 	var jsonl *agent.JSONLObserver
 	if *tracePath != "" {
@@ -72,7 +72,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			return usageErrorf("run: trace: %v", err)
 		}
 		defer f.Close()
-		jsonl = agent.NewJSONLObserver(f)
+		tw := secret.NewWriter(f, mask)
+		defer tw.Flush() // before Close; every event ends its line, so nothing waits
+		jsonl = agent.NewJSONLObserver(tw)
 		observers = append(observers, jsonl)
 	}
 	a, err := agent.New(client, ts, agent.Config{MaxSteps: *maxSteps, Timeout: *timeout, Prompt: *prompt}, agent.WithObserver(agent.MultiObserver(observers...)))
@@ -86,13 +88,30 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if res.Outcome == agent.OutcomeFinalAnswer {
 		// The answer is model output: control characters (terminal
 		// escapes) are shown, never sent to the terminal.
-		fmt.Fprintln(e.stdout, agent.Printable(res.Answer))
+		fmt.Fprintln(e.stdout, mask.MaskString(agent.Printable(res.Answer)))
 		return nil
 	}
 	if res.Outcome == agent.OutcomeGiveUp {
-		return failedErrorf("run: the model gave up: %s", res.Answer)
+		return failedErrorf("run: the model gave up: %s", mask.MaskString(res.Answer))
 	}
-	return failedErrorf("run: %s: %v", res.Outcome, runErr)
+	return failedErrorf("run: %s: %s", res.Outcome, mask.MaskString(fmt.Sprint(runErr)))
+}
+
+// checkRunArgs checks the TASK argument and the budgets of run.
+func checkRunArgs(fs *flag.FlagSet, maxSteps int, timeout time.Duration) error {
+	if fs.NArg() != 1 {
+		return usageErrorf("run: want exactly one TASK argument (quote it), got %d (run 'agenthub run -h')", fs.NArg())
+	}
+	if strings.TrimSpace(fs.Arg(0)) == "" {
+		return usageErrorf("run: the TASK is empty")
+	}
+	if maxSteps < 1 {
+		return usageErrorf("run: --max-steps must be at least 1, got %d", maxSteps)
+	}
+	if timeout <= 0 {
+		return usageErrorf("run: --timeout must be positive, got %s", timeout)
+	}
+	return nil
 }
 
 // isLocalURL reports whether a base URL points at this machine, where

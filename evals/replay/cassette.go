@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,14 +45,13 @@ func Dir(root, scenario, prompt string, trial int) string {
 type Option func(*config)
 
 type config struct {
-	transport  http.RoundTripper
-	secrets    []string
-	hint       string
-	promptHash string
-	maxBody    int64
-	maxFile    int64
-	modelMax   int64
-	ignore     map[string]bool
+	transport http.RoundTripper
+	secrets   []string
+	hint      string
+	maxBody   int64
+	maxFile   int64
+	modelMax  int64
+	ignore    map[string]bool
 }
 
 // WithTransport sets the real transport that ModeRecord and
@@ -95,13 +96,6 @@ func WithModelMaxResponseBytes(n int64) Option {
 // and the limit.
 func WithMaxCassetteBytes(n int64) Option {
 	return func(c *config) { c.maxFile = n }
-}
-
-// WithPromptHash makes Open in ModeReplay check the meta.json beside the
-// cassette first (see CheckPrompt) and fail with ErrStaleCassette, before
-// any request is made, when the recorded prompt hash differs from hash.
-func WithPromptHash(hash string) Option {
-	return func(c *config) { c.promptHash = hash }
 }
 
 // WithIgnoreJSONFields names volatile JSON object keys (request ids,
@@ -246,11 +240,6 @@ func open(root *os.Root, dir, name, path string, mode Mode, opts []Option) (*Cas
 	c.cfg.maxBody, c.cfg.maxFile = DefaultMaxResponseBytes, DefaultMaxCassetteBytes
 	for _, o := range opts {
 		o(&c.cfg)
-	}
-	if mode == ModeReplay && c.cfg.promptHash != "" {
-		if err := CheckPrompt(filepath.Dir(path), c.cfg.promptHash); err != nil {
-			return nil, fmt.Errorf("open cassette %s: %w%s", path, err, c.hintLine())
-		}
 	}
 	if mode != ModeRecord {
 		data, err := c.readFile()
@@ -703,20 +692,39 @@ func (c *Cassette) verify(data []byte, want []*cassette.Interaction) error {
 	if d := cmp.Diff(want, back.Interactions, cmpopts.IgnoreUnexported(cassette.Response{}, cassette.Interaction{}), cmpopts.EquateEmpty()); d != "" {
 		return fmt.Errorf("re-read differs from what was recorded (-recorded +read):\n%s", d)
 	}
-	if err := scanSecrets(data, c.path, c.cfg.secrets); err != nil {
-		return err
-	}
+	// Each part of each interaction first, so that a finding names where
+	// it is (bodies written as !!binary are base64 in the file: they are
+	// scanned decoded); then the whole file, as a backstop.
+	name := c.name
 	for i, in := range back.Interactions {
-		// Bodies written as !!binary are base64 in the file: scan them
-		// decoded too.
-		for _, b := range []struct{ side, body string }{{"request", in.Request.Body}, {"response", in.Response.Body}} {
-			where := fmt.Sprintf("%s interaction %d %s body", c.path, i, b.side)
-			if err := scanSecrets([]byte(b.body), where, c.cfg.secrets); err != nil {
+		parts := []struct{ part, text string }{
+			{"request url", in.Request.URL},
+			{"request headers", headerText(in.Request.Headers)},
+			{"request form", in.Request.Form.Encode()},
+			{"request body", in.Request.Body},
+			{"response headers", headerText(in.Response.Headers)},
+			{"response body", in.Response.Body},
+		}
+		for _, p := range parts {
+			where := fmt.Sprintf("%s interaction %d (%s %s) %s", name, i, in.Request.Method, redactURL(in.Request.URL), p.part)
+			if err := scanSecrets([]byte(p.text), where, c.cfg.secrets); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
+	return scanSecrets(data, name, c.cfg.secrets)
+}
+
+// headerText renders headers one "Name: value" per line, sorted, for the
+// secret scan.
+func headerText(h http.Header) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[k] {
+			b.WriteString(k + ": " + v + "\n")
+		}
+	}
+	return b.String()
 }
 
 // writeAtomic writes data to a hidden temporary file beside the cassette,

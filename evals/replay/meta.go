@@ -7,11 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/agenthub/agenthub/internal/atomicfile"
 )
 
 // MetaFile is the name of the sidecar beside a run's cassettes.
@@ -66,51 +61,37 @@ func PromptHash(systemPrompt string, toolNames ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// WriteMeta writes dir/meta.json atomically (temporary file, then rename),
-// creating dir if needed.
-func WriteMeta(dir string, m Meta) error {
+// encodeMeta renders meta.json.
+func encodeMeta(m Meta) ([]byte, error) {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("write meta %s: %w", dir, err)
+		return nil, fmt.Errorf("write meta: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write meta %s: %w", dir, err)
-	}
-	err = atomicfile.Write(filepath.Join(dir, MetaFile), func(w io.Writer) error {
-		_, err := w.Write(append(data, '\n'))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("write meta %s: %w", dir, err)
-	}
-	return nil
+	return append(data, '\n'), nil
 }
 
-// ReadMeta reads dir/meta.json. A missing file is an error wrapping
-// fs.ErrNotExist.
-func ReadMeta(dir string) (Meta, error) {
-	data, err := os.ReadFile(filepath.Join(dir, MetaFile))
-	if err != nil {
-		return Meta{}, fmt.Errorf("read meta: %w", err)
-	}
+// decodeMeta parses meta.json; where names it in errors. Unknown fields
+// are kept out (a newer agenthub's meta reads as far as this one knows).
+func decodeMeta(data []byte, where string) (Meta, error) {
 	var m Meta
 	if err := json.Unmarshal(data, &m); err != nil {
-		return Meta{}, fmt.Errorf("read meta %s: %w", filepath.Join(dir, MetaFile), err)
+		return Meta{}, fmt.Errorf("read meta %s: %w", where, err)
+	}
+	if m.Trial < 0 {
+		return Meta{}, fmt.Errorf("read meta %s: trial %d is negative", where, m.Trial)
 	}
 	return m, nil
 }
 
-// CheckPrompt compares the prompt hash recorded in dir/meta.json with
-// wantHash. A difference is an error wrapping ErrStaleCassette that names
-// dir and both hashes; a missing or unreadable meta.json is an error too.
-func CheckPrompt(dir, wantHash string) error {
-	m, err := ReadMeta(dir)
-	if err != nil {
-		return fmt.Errorf("check prompt: %w", err)
-	}
-	if m.PromptHash != wantHash {
-		return fmt.Errorf("check prompt %s: %w (prompt %q recorded with hash %s, current hash %s)",
-			dir, ErrStaleCassette, m.Prompt, short(m.PromptHash), short(wantHash))
+// CheckPrompt compares the prompt hash recorded in the recording's
+// meta.json with wantHash (PromptHash of the prompt the run renders now).
+// A difference is an error wrapping ErrStaleCassette that names the file
+// and both hashes: every model request would miss, so the run stops before
+// the first.
+func (r *Recording) CheckPrompt(wantHash string) error {
+	if r.meta.PromptHash != wantHash {
+		return fmt.Errorf("%w (%s/%s: prompt %q recorded with hash %s, current hash %s)",
+			ErrStaleCassette, r.Dir(), MetaFile, r.meta.Prompt, short(r.meta.PromptHash), short(wantHash))
 	}
 	return nil
 }

@@ -11,52 +11,62 @@ import (
 )
 
 func TestMetaRoundTrip(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "resize", "react-text", "1")
 	want := Meta{
-		RecordedAt:      "2026-11-30T12:00:00Z",
-		ProviderHost:    "open.bigmodel.cn",
-		Model:           "glm-4-flash",
-		Prompt:          "react-text",
-		PromptHash:      PromptHash("system", "echo", "image_scaling"),
-		AgentHubVersion: "v0.1.0",
-		Scenario:        "resize",
-		Trial:           1,
+		RecordedAt:       "2026-11-30T12:00:00Z",
+		ProviderHost:     "open.bigmodel.cn",
+		ProviderBasePath: "/api/paas/v4",
+		Model:            "glm-4-flash",
+		Prompt:           "react-text",
+		PromptHash:       PromptHash("system", "echo", "image_scaling"),
+		AgentHubVersion:  "v0.1.0",
+		Scenario:         "resize",
+		Trial:            1,
 	}
-	require.NoError(t, WriteMeta(dir, want))
-	got, err := ReadMeta(dir)
+	data, err := encodeMeta(want)
+	require.NoError(t, err)
+	got, err := decodeMeta(data, "meta.json")
 	require.NoError(t, err)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("meta mismatch (-want +got):\n%s", diff)
 	}
-	require.Equal(t, []string{MetaFile}, dirFiles(t, dir), "WriteMeta left a temporary file")
-
-	// Overwriting replaces the file.
-	want.Model = "other"
-	require.NoError(t, WriteMeta(dir, want))
-	got, err = ReadMeta(dir)
-	require.NoError(t, err)
-	require.Equal(t, "other", got.Model)
 }
 
 func TestMetaErrors(t *testing.T) {
-	dir := t.TempDir()
-	_, err := ReadMeta(dir)
-	require.ErrorIs(t, err, fs.ErrNotExist)
+	tests := []struct{ name, data, want string }{
+		{"not JSON", "{", "read meta x/meta.json: unexpected end of JSON input"},
+		{"negative trial", `{"trial":-1}`, "trial -1 is negative"},
+		{"wrong type", `{"trial":"1"}`, "read meta x/meta.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := decodeMeta([]byte(tt.data), "x/meta.json")
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, MetaFile), []byte("{"), 0o644))
-	_, err = ReadMeta(dir)
-	require.ErrorContains(t, err, "read meta "+filepath.Join(dir, MetaFile))
-
-	// A file where the directory should be.
-	blocker := filepath.Join(dir, "file")
-	require.NoError(t, os.WriteFile(blocker, nil, 0o644))
-	require.ErrorContains(t, WriteMeta(filepath.Join(blocker, "sub"), Meta{}), "write meta")
+// writeRecording lays out a recording of s/p/1 with one empty llm cassette
+// and the given meta.
+func writeRecording(t *testing.T, m Meta) (*os.Root, RunID) {
+	t.Helper()
+	base := t.TempDir()
+	dir := filepath.Join(base, "s", "p", "1")
+	data, err := encodeMeta(m)
+	require.NoError(t, err)
+	writeRun(t, dir, map[string]string{MetaFile: string(data), DecisionsFile: "[]",
+		LLMCassette: "version: 1\ninteractions: []\n", ImageCassette: "version: 1\ninteractions: []\n"})
+	root, err := os.OpenRoot(base)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
+	return root, RunID{Scenario: "s", Prompt: "p", Trial: 1}
 }
 
 func TestCheckPrompt(t *testing.T) {
-	dir := t.TempDir()
 	recorded := PromptHash("You are helpful.", "echo")
-	require.NoError(t, WriteMeta(dir, Meta{Prompt: "react-text", PromptHash: recorded}))
+	root, id := writeRecording(t, Meta{Prompt: "p", PromptHash: recorded})
+	rec, err := OpenRecording(root, id, ModeReplay)
+	require.NoError(t, err)
+	defer rec.Discard()
 
 	tests := []struct {
 		name    string
@@ -69,36 +79,51 @@ func TestCheckPrompt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckPrompt(dir, tt.hash)
+			err := rec.CheckPrompt(tt.hash)
 			if !tt.wantErr {
 				require.NoError(t, err)
 				return
 			}
 			require.ErrorIs(t, err, ErrStaleCassette)
 			require.ErrorContains(t, err, "stale cassette: prompt changed")
-			require.ErrorContains(t, err, dir)
+			require.ErrorContains(t, err, filepath.ToSlash(filepath.Join(root.Name(), "s", "p", "1", MetaFile)))
 			require.ErrorContains(t, err, recorded[:12])
 		})
 	}
-	require.ErrorIs(t, CheckPrompt(t.TempDir(), recorded), fs.ErrNotExist)
 }
 
-// TestOpenChecksPromptFirst: a stale cassette fails at Open, before any
-// request, with the re-record hint.
-func TestOpenChecksPromptFirst(t *testing.T) {
-	srv := newChatServer(t)
-	dir := t.TempDir()
-	path := filepath.Join(dir, LLMCassette)
-	record(t, path, srv, chatBody("old prompt", "q"))
-	require.NoError(t, WriteMeta(dir, Meta{Prompt: "react-text", PromptHash: PromptHash("old prompt")}))
+// TestOpenRecordingChecksIdentity: a recording copied to another trial, or
+// without decisions, is refused before any request.
+func TestOpenRecordingChecksIdentity(t *testing.T) {
+	root, id := writeRecording(t, Meta{Scenario: "s", Prompt: "p", Trial: 2})
+	_, err := OpenRecording(root, id, ModeReplay)
+	require.ErrorContains(t, err, "says it records s/p/2: a copied or moved recording")
 
-	_, err := Open(path, ModeReplay, WithPromptHash(PromptHash("new prompt")), WithRerecordHint("agenthub record --run x"))
-	require.ErrorIs(t, err, ErrStaleCassette)
-	require.ErrorContains(t, err, "re-record with: agenthub record --run x")
+	root, id = writeRecording(t, Meta{Scenario: "s", Prompt: "p", Trial: 1})
+	require.NoError(t, os.Remove(filepath.Join(root.Name(), "s", "p", "1", DecisionsFile)))
+	_, err = OpenRecording(root, id, ModeReplay)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorContains(t, err, DecisionsFile)
 
-	c, err := Open(path, ModeReplay, WithPromptHash(PromptHash("old prompt")))
-	require.NoError(t, err)
-	require.NoError(t, c.Discard())
+	_, err = OpenRecording(root, RunID{Scenario: "s", Prompt: "p", Trial: 9}, ModeReplay)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorContains(t, err, "no recording in")
+
+	_, err = OpenRecording(root, RunID{Scenario: "..", Prompt: "p", Trial: 1}, ModeReplay)
+	require.ErrorContains(t, err, `".." is not a folder name`)
+}
+
+// TestRecordingStaysInRoot: a trial folder that is a symlink out of the
+// cassette folder is refused.
+func TestRecordingStaysInRoot(t *testing.T) {
+	root, id := writeRecording(t, Meta{Scenario: "s", Prompt: "p", Trial: 1})
+	outside := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, os.Rename(filepath.Join(root.Name(), "s", "p", "1"), outside))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root.Name(), "s", "p", "1")))
+	_, err := OpenRecording(root, id, ModeReplay)
+	require.ErrorContains(t, err, "escapes")
+	_, err = OpenRecording(root, id, ModeReplayOrRecord)
+	require.ErrorContains(t, err, "escapes")
 }
 
 func TestPromptHash(t *testing.T) {

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -176,8 +175,8 @@ func (r *Recording) readSidecars() error {
 		}
 		return fmt.Errorf("read meta: %w", err)
 	}
-	if err := json.Unmarshal(data, &r.meta); err != nil {
-		return fmt.Errorf("read meta %s: %w", r.display(path.Join(r.work, MetaFile)), err)
+	if r.meta, err = decodeMeta(data, r.display(path.Join(r.work, MetaFile))); err != nil {
+		return err
 	}
 	m := r.meta
 	// A recording copied into another folder is not another trial.
@@ -228,16 +227,17 @@ func (r *Recording) openCassettes(opts []Option) error {
 		}
 		return fmt.Errorf("open recording %s: %w", r.Dir(), err)
 	}
-	dir := r.display(r.work)
+	// Messages name the run's folder, not the hidden stage.
+	dir := r.display(r.id.rel())
 	model := append(opts[:len(opts):len(opts)], func(c *config) {
 		if c.modelMax > 0 {
 			c.maxBody = c.modelMax
 		}
 	})
-	if r.llm, err = open(r.workDir, dir, LLMCassette, path.Join(dir, LLMCassette), r.mode, model); err != nil {
+	if r.llm, err = open(r.workDir, "", LLMCassette, path.Join(dir, LLMCassette), r.mode, model); err != nil {
 		return err
 	}
-	r.image, err = open(r.workDir, dir, ImageCassette, path.Join(dir, ImageCassette), r.mode, opts)
+	r.image, err = open(r.workDir, "", ImageCassette, path.Join(dir, ImageCassette), r.mode, opts)
 	return err
 }
 
@@ -258,7 +258,10 @@ func (r *Recording) Close(meta Meta, decisions []byte) error {
 		return errors.Join(r.llm.Close(), r.image.Close())
 	}
 	if err := errors.Join(r.llm.Close(), r.image.Close()); err != nil {
-		return fmt.Errorf("record %s: %w", r.id, err)
+		if errors.Is(err, ErrSecretLeak) {
+			return fmt.Errorf("%w (nothing was saved, not even with --keep-failed: a cassette must never hold a key; if the text is not a real key, change the scenario's task or script that carries it)", err)
+		}
+		return err
 	}
 	if err := r.complete(); err != nil {
 		return fmt.Errorf("%w: %w", ErrIncomplete, err)
@@ -266,9 +269,9 @@ func (r *Recording) Close(meta Meta, decisions []byte) error {
 	if err := r.base.WriteFile(path.Join(r.work, DecisionsFile), decisions, 0o644); err != nil {
 		return fmt.Errorf("record %s: %w", r.id, err)
 	}
-	data, err := json.MarshalIndent(meta, "", "  ")
+	data, err := encodeMeta(meta)
 	if err == nil {
-		err = r.base.WriteFile(path.Join(r.work, MetaFile), append(data, '\n'), 0o644)
+		err = r.base.WriteFile(path.Join(r.work, MetaFile), data, 0o644)
 	}
 	if err != nil {
 		return fmt.Errorf("record %s: %w", r.id, err)
@@ -347,6 +350,11 @@ func (r *Recording) Discard() {
 	}
 	if r.mode != ModeReplay && !r.closed && r.work != "" {
 		r.base.RemoveAll(r.work)
+		// Folders created for a first recording that was not kept go too
+		// (Remove refuses a folder that is not empty).
+		parent := path.Dir(r.id.rel())
+		r.base.Remove(parent)
+		r.base.Remove(path.Dir(parent))
 	}
 	r.closed = true
 }

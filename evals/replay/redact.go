@@ -7,46 +7,20 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"gopkg.in/dnaeon/go-vcr.v2/cassette"
+
+	"github.com/agenthub/agenthub/internal/secret"
 )
 
 // Redacted is the placeholder that replaces a secret in a saved cassette.
-const Redacted = "REDACTED"
-
-// minSecretLen is the shortest WithSecrets value, in bytes, that the
-// post-save scan looks for; shorter values would match ordinary text.
-const minSecretLen = 6
+const Redacted = secret.Redacted
 
 // ErrSecretLeak is wrapped by the error Close returns when the saved
 // cassette still contains a secret in use or a key-shaped string; the
 // recording is then discarded and the old cassette left as it was.
 var ErrSecretLeak = errors.New("secret in cassette")
-
-// secretWords are the dash- or underscore-separated words that make a
-// header, query or form key secret: Authorization, Api-Key, X-Api-Key,
-// Cookie, Set-Cookie, OpenAI-Organization, OpenAI-Project, access_token...
-var secretWords = map[string]bool{
-	"authorization": true, "auth": true, "cookie": true, "key": true,
-	"apikey": true, "token": true, "secret": true, "password": true,
-	"session": true, "organization": true, "org": true, "project": true,
-	"signature": true, "sig": true, "credential": true, "credentials": true,
-	"code": true, // OAuth-style access codes in query strings
-}
-
-// isSecretName reports whether a header, query or form key names a secret.
-func isSecretName(name string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
-		return r == '-' || r == '_' || r == '.'
-	}) {
-		if secretWords[w] {
-			return true
-		}
-	}
-	return false
-}
 
 // isVaryingHeader reports whether a request header varies by machine or
 // client version and is dropped before saving (User-Agent, X-Stainless-*).
@@ -67,7 +41,7 @@ func redactHeaders(h http.Header, dropVarying bool) http.Header {
 		switch {
 		case dropVarying && isVaryingHeader(k):
 			continue
-		case isSecretName(k):
+		case secret.IsSecretName(k):
 			red := make([]string, len(vs))
 			for i := range red {
 				red[i] = Redacted
@@ -88,7 +62,7 @@ func redactValues(v url.Values) url.Values {
 	}
 	out := make(url.Values, len(v))
 	for k, vs := range v {
-		if isSecretName(k) {
+		if secret.IsSecretName(k) {
 			red := make([]string, len(vs))
 			for i := range red {
 				red[i] = Redacted
@@ -168,49 +142,26 @@ func stableLoopback(raw string) string {
 	return raw
 }
 
-var (
-	// skKey matches OpenAI-style keys (sk-..., sk-proj-...); \b keeps
-	// words such as "task-" from matching.
-	skKey = regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`)
-	// bearer matches a bearer token; only Redacted may follow.
-	bearer = regexp.MustCompile(`Bearer\s+([^\s"',\\]+)`)
-)
-
-// scanSecrets looks for the secrets in use and for key-shaped strings in
-// data; where names the scanned text in the error (a file, a body).
-// Secrets are quoted masked: never more than their first four bytes.
+// scanSecrets looks for the secrets in use (values shorter than
+// secret.MinLen ignored; also URL- and JSON-escaped) and for key-shaped
+// strings (package secret lists the shapes) in data; where names the
+// scanned text in the error (a file, a body). The error wraps
+// ErrSecretLeak, names the first finding's line and kind, and quotes it
+// masked: never more than its first four bytes.
 func scanSecrets(data []byte, where string, secrets []string) error {
-	for _, s := range secrets {
-		if len(s) < minSecretLen {
-			continue
-		}
-		// As written, URL-escaped, and JSON-escaped ("/" as "\/", as some
-		// providers echo it; a YAML double-quoted body doubles the "\").
-		jsonEsc := strings.ReplaceAll(s, "/", `\/`)
-		for _, form := range []string{s, url.QueryEscape(s), jsonEsc, strings.ReplaceAll(jsonEsc, `\`, `\\`)} {
-			if i := bytes.Index(data, []byte(form)); i >= 0 {
-				return fmt.Errorf("%w: %s line %d: secret in use %s", ErrSecretLeak, where, lineOf(data, i), mask(s))
-			}
-		}
+	f, ok := secret.New(secrets...).Find(data)
+	if !ok {
+		return nil
 	}
-	if loc := skKey.FindIndex(data); loc != nil {
-		return fmt.Errorf("%w: %s line %d: key-shaped string %s", ErrSecretLeak, where, lineOf(data, loc[0]), mask(string(data[loc[0]:loc[1]])))
+	var what string
+	switch f.Kind {
+	case secret.InUse:
+		what = "secret in use"
+	case secret.BearerToken:
+		what = "bearer token"
+	default:
+		what = fmt.Sprintf("key-shaped string (%s)", f.Kind)
 	}
-	for _, m := range bearer.FindAllSubmatchIndex(data, -1) {
-		if string(data[m[2]:m[3]]) != Redacted {
-			return fmt.Errorf("%w: %s line %d: bearer token %s", ErrSecretLeak, where, lineOf(data, m[0]), mask(string(data[m[2]:m[3]])))
-		}
-	}
-	return nil
-}
-
-// lineOf returns the 1-based line of byte offset i in data.
-func lineOf(data []byte, i int) int { return bytes.Count(data[:i], []byte("\n")) + 1 }
-
-// mask shows the first four bytes of a secret and hides the rest.
-func mask(s string) string {
-	if len(s) <= 4 {
-		return `"…"`
-	}
-	return fmt.Sprintf("%q", s[:4]+"…")
+	line := bytes.Count(data[:f.Start], []byte("\n")) + 1
+	return fmt.Errorf("%w: %s line %d: %s %q", ErrSecretLeak, where, line, what, secret.Mask(string(data[f.Start:f.End])))
 }
