@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// ModelCallsTolerance is the relative rise in a variant's mean model calls
+// modelCallsTolerance is the relative rise in a variant's mean model calls
 // that Compare tolerates before calling it a regression (10%).
-const ModelCallsTolerance = 0.10
+const modelCallsTolerance = 0.10
 
 // RunChange is how a run's verdict moved between baseline and current.
 type RunChange string
@@ -82,7 +82,7 @@ func (d Diff) Regressed() bool {
 // Compare compares current against baseline. A regression is a run that
 // went from pass to fail or error, a baseline run missing from current, a
 // variant whose pass rate or pass^k fell, or a variant whose mean model
-// calls rose by more than ModelCallsTolerance. New runs are informational.
+// calls rose by more than modelCallsTolerance. New runs are informational.
 // Replay wall time is never compared.
 func Compare(baseline, current Report) Diff {
 	d := Diff{Runs: []RunDelta{}, Prompts: []PromptDelta{}}
@@ -133,34 +133,40 @@ func Compare(baseline, current Report) Diff {
 		prompts[p] = true
 	}
 	for _, p := range sortedKeys(prompts) {
-		b, bok := baseline.Summary.ByPrompt[p]
-		c, cok := current.Summary.ByPrompt[p]
-		pd := PromptDelta{Prompt: p}
-		if bok {
-			pd.PassRate[0], pd.MeanModelCalls[0] = b.PassRate, b.ModelCalls.Mean
-		}
-		if cok {
-			pd.PassRate[1], pd.MeanModelCalls[1] = c.PassRate, c.ModelCalls.Mean
-		}
-		if k := min(len(b.Reliability), len(c.Reliability)); k > 1 {
-			pd.K = k
-			pd.PassHatK = [2]*float64{b.Reliability[k-1].PassHat, c.Reliability[k-1].PassHat}
-		}
-		if bok && !cok {
-			pd.Regressions = append(pd.Regressions, "variant missing from the current result")
-		}
-		if fell(pd.PassRate) {
-			pd.Regressions = append(pd.Regressions, fmt.Sprintf("pass rate fell %s → %s", fmtPercent(pd.PassRate[0]), fmtPercent(pd.PassRate[1])))
-		}
-		if fell(pd.PassHatK) {
-			pd.Regressions = append(pd.Regressions, fmt.Sprintf("pass^%d fell %s → %s", pd.K, fmtRatio(pd.PassHatK[0]), fmtRatio(pd.PassHatK[1])))
-		}
-		if m := pd.MeanModelCalls; m[0] != nil && m[1] != nil && *m[1] > *m[0]*(1+ModelCallsTolerance) {
-			pd.Regressions = append(pd.Regressions, fmt.Sprintf("mean model calls rose %s → %s (more than %.0f%%)", fmtNum(m[0]), fmtNum(m[1]), ModelCallsTolerance*100))
-		}
-		d.Prompts = append(d.Prompts, pd)
+		d.Prompts = append(d.Prompts, comparePrompt(p, baseline.Summary.ByPrompt, current.Summary.ByPrompt))
 	}
 	return d
+}
+
+// comparePrompt compares prompt variant p's groups in the baseline and
+// the current report.
+func comparePrompt(p string, baseline, current map[string]Group) PromptDelta {
+	b, bok := baseline[p]
+	c, cok := current[p]
+	pd := PromptDelta{Prompt: p}
+	if bok {
+		pd.PassRate[0], pd.MeanModelCalls[0] = b.PassRate, b.ModelCalls.Mean
+	}
+	if cok {
+		pd.PassRate[1], pd.MeanModelCalls[1] = c.PassRate, c.ModelCalls.Mean
+	}
+	if k := min(len(b.Reliability), len(c.Reliability)); k > 1 {
+		pd.K = k
+		pd.PassHatK = [2]*float64{b.Reliability[k-1].PassHat, c.Reliability[k-1].PassHat}
+	}
+	if bok && !cok {
+		pd.Regressions = append(pd.Regressions, "variant missing from the current result")
+	}
+	if fell(pd.PassRate) {
+		pd.Regressions = append(pd.Regressions, fmt.Sprintf("pass rate fell %s → %s", fmtPercent(pd.PassRate[0]), fmtPercent(pd.PassRate[1])))
+	}
+	if fell(pd.PassHatK) {
+		pd.Regressions = append(pd.Regressions, fmt.Sprintf("pass^%d fell %s → %s", pd.K, fmtRatio(pd.PassHatK[0]), fmtRatio(pd.PassHatK[1])))
+	}
+	if m := pd.MeanModelCalls; m[0] != nil && m[1] != nil && *m[1] > *m[0]*(1+modelCallsTolerance) {
+		pd.Regressions = append(pd.Regressions, fmt.Sprintf("mean model calls rose %s → %s (more than %.0f%%)", fmtNum(m[0]), fmtNum(m[1]), modelCallsTolerance*100))
+	}
+	return pd
 }
 
 // fell reports a drop from a measured value (n/a now counts as a drop).

@@ -22,7 +22,7 @@ type Format string
 const (
 	// FormatTable is the terminal table (RenderTable), the default.
 	FormatTable Format = "table"
-	// FormatMarkdown is GitHub markdown (RenderMarkdown).
+	// FormatMarkdown is GitHub markdown (renderMarkdown).
 	FormatMarkdown Format = "markdown"
 	// FormatJSON is the canonical JSON (RenderJSON).
 	FormatJSON Format = "json"
@@ -45,7 +45,7 @@ func Render(w io.Writer, r Report, f Format) error {
 	case FormatTable:
 		return RenderTable(w, r)
 	case FormatMarkdown:
-		return RenderMarkdown(w, r)
+		return renderMarkdown(w, r)
 	case FormatJSON:
 		return RenderJSON(w, r)
 	case FormatJUnit:
@@ -54,8 +54,8 @@ func Render(w io.Writer, r Report, f Format) error {
 	return fmt.Errorf("render report: unknown format %q", f)
 }
 
-// EstimatorNote names the pass@k / pass^k estimator in report headers.
-const EstimatorNote = "τ-bench estimator over scenario×prompt cases: pass^k = mean C(c,k)/C(n,k), pass@k = mean 1-C(n-c,k)/C(n,k); n/a when k > n"
+// estimatorNote names the pass@k / pass^k estimator in report headers.
+const estimatorNote = "τ-bench estimator over scenario×prompt cases: pass^k = mean C(c,k)/C(n,k), pass@k = mean 1-C(n-c,k)/C(n,k); n/a when k > n"
 
 var tableHeader = []string{"run", "verdict", "outcome", "model calls", "tool calls", "failure paths", "tokens", "model ms", "tool ms"}
 
@@ -92,37 +92,32 @@ func newTable(w io.Writer, cols, numFrom int) *tablewriter.Table {
 	)
 }
 
-// summaryRow is a per-prompt or total row of the run table.
-func summaryRow(label string, g Group, runs []RunReport) []string {
-	var calls, tools, handled, exercised, tokens int
-	var mms, tms int64
-	for _, r := range runs {
-		calls += r.ModelCalls
-		tools += r.ToolCalls
-		h, e := r.FailurePathCounts()
-		handled += h
-		exercised += e
-		tokens += r.Tokens.Prompt + r.Tokens.Completion
-		mms += r.RecordedMS.Model
-		tms += r.RecordedMS.Tool
-	}
+// summaryRow is a per-prompt or total row of the run table: the group's
+// sums, formatted.
+func summaryRow(label string, g Group) []string {
 	return []string{
 		label,
 		fmt.Sprintf("%d/%d pass", g.Pass, g.Total),
 		fmt.Sprintf("%d fail, %d error", g.Fail, g.Error),
-		strconv.Itoa(calls), strconv.Itoa(tools),
-		fmt.Sprintf("%d/%d", handled, exercised),
-		strconv.Itoa(tokens),
-		strconv.FormatInt(mms, 10), strconv.FormatInt(tms, 10),
+		strconv.Itoa(g.Sums.ModelCalls), strconv.Itoa(g.Sums.ToolCalls),
+		fmt.Sprintf("%d/%d", g.FailurePathsHandled, g.FailurePathsExercised),
+		strconv.Itoa(g.Sums.Tokens),
+		strconv.FormatInt(g.Sums.ModelMS, 10), strconv.FormatInt(g.Sums.ToolMS, 10),
 	}
 }
 
+// runRow is a run's row of the run table. The failure paths of a run the
+// harness could not judge are "-": they count in no group (see Group).
 func runRow(r RunReport) []string {
-	h, e := r.FailurePathCounts()
+	paths := "-"
+	if r.Verdict != VerdictError {
+		h, e := r.failurePathCounts()
+		paths = fmt.Sprintf("%d/%d", h, e)
+	}
 	return []string{
 		r.ID, string(r.Verdict), string(r.Outcome),
 		strconv.Itoa(r.ModelCalls), strconv.Itoa(r.ToolCalls),
-		fmt.Sprintf("%d/%d", h, e),
+		paths,
 		strconv.Itoa(r.Tokens.Prompt + r.Tokens.Completion),
 		strconv.FormatInt(r.RecordedMS.Model, 10), strconv.FormatInt(r.RecordedMS.Tool, 10),
 	}
@@ -155,11 +150,11 @@ func RenderTable(w io.Writer, r Report) error {
 		}
 	}
 	for _, p := range promptNames(r) {
-		if err := t.Append(summaryRow("prompt "+p, r.Summary.ByPrompt[p], runsOfPrompt(r, p))); err != nil {
+		if err := t.Append(summaryRow("prompt "+p, r.Summary.ByPrompt[p])); err != nil {
 			return fmt.Errorf("render table: %w", err)
 		}
 	}
-	if err := t.Append(summaryRow("total", r.Summary.Group, r.Runs)); err != nil {
+	if err := t.Append(summaryRow("total", r.Summary.Group)); err != nil {
 		return fmt.Errorf("render table: %w", err)
 	}
 	if err := t.Render(); err != nil {
@@ -167,7 +162,7 @@ func RenderTable(w io.Writer, r Report) error {
 	}
 	ew := &errWriter{w: w}
 	if r.Summary.Trials > 1 {
-		fmt.Fprintf(ew, "\nReliability (%s)\n", EstimatorNote)
+		fmt.Fprintf(ew, "\nReliability (%s)\n", estimatorNote)
 		k := newTable(w, 5, 1)
 		k.Header("prompt", "k", "pass@k", "pass^k", "flaky")
 		rows := reliabilityRows(r)
@@ -228,7 +223,7 @@ func writeProblems(w io.Writer, r Report) {
 				fmt.Fprintln(w)
 				first = false
 			}
-			fmt.Fprintln(w, Printable(l))
+			fmt.Fprintln(w, agent.Printable(l))
 		}
 	}
 }
@@ -258,17 +253,14 @@ func toAny(s []string) []any {
 
 // mdEscape makes text safe inside a markdown table cell.
 func mdEscape(s string) string {
-	s = strings.ReplaceAll(Printable(s), "|", `\|`)
+	s = strings.ReplaceAll(agent.Printable(s), "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// Printable is agent.Printable: control characters in caret notation.
-var Printable = agent.Printable
-
-// RenderMarkdown writes the report as GitHub-flavoured markdown (for CI
+// renderMarkdown writes the report as GitHub-flavoured markdown (for CI
 // job summaries and PR comments): totals, the run table, per-prompt and
 // per-tag tables, reliability with trials > 1, then failures and errors.
-func RenderMarkdown(w io.Writer, r Report) error {
+func renderMarkdown(w io.Writer, r Report) error {
 	ew := &errWriter{w: w}
 	g := r.Summary.Group
 	fmt.Fprintf(ew, "## Eval results\n\n**%d runs: %d pass, %d fail, %d error** (pass rate %s of judged runs)\n\n", g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate))
@@ -297,7 +289,7 @@ func RenderMarkdown(w io.Writer, r Report) error {
 	groupTable("By prompt variant", "prompt", r.Summary.ByPrompt)
 	groupTable("By tag", "tag", r.Summary.ByTag)
 	if g.Trials > 1 {
-		fmt.Fprintf(ew, "\n### Reliability\n\n%s\n\n| prompt | k | pass@k | pass^k | flaky |\n| --- | ---: | ---: | ---: | ---: |\n", EstimatorNote)
+		fmt.Fprintf(ew, "\n### Reliability\n\n%s\n\n| prompt | k | pass@k | pass^k | flaky |\n| --- | ---: | ---: | ---: | ---: |\n", estimatorNote)
 		for _, row := range reliabilityRows(r) {
 			fmt.Fprintf(ew, "| %s |\n", strings.Join(row, " | "))
 		}
@@ -376,11 +368,9 @@ func RenderJUnit(w io.Writer, r Report) error {
 	sort.Strings(prompts)
 	for _, p := range prompts {
 		g := r.Summary.ByPrompt[p]
-		s := junitSuite{Name: p, Tests: g.Total, Failures: g.Fail, Errors: g.Error}
-		var total int64
+		s := junitSuite{Name: p, Tests: g.Total, Failures: g.Fail, Errors: g.Error, Time: msSeconds(g.Sums.ModelMS + g.Sums.ToolMS)}
 		for _, run := range runsOfPrompt(r, p) {
 			ms := run.RecordedMS.Model + run.RecordedMS.Tool
-			total += ms
 			c := junitCase{Name: run.ID, Classname: run.Scenario, Time: msSeconds(ms)}
 			switch run.Verdict {
 			case VerdictFail:
@@ -397,7 +387,6 @@ func RenderJUnit(w io.Writer, r Report) error {
 			}
 			s.Cases = append(s.Cases, c)
 		}
-		s.Time = msSeconds(total)
 		doc.Suites = append(doc.Suites, s)
 	}
 	ew := &errWriter{w: w}

@@ -3,8 +3,11 @@ package evals
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,6 +71,35 @@ func fixtureRuns() []RunReport {
 		run("echo-hello", "react-text", 2, VerdictError, 0),
 		run("echo-hello", "react-json", 1, VerdictPass, 2),
 		run("echo-hello", "react-json", 2, VerdictPass, 2),
+	}
+}
+
+// TestTableTotalsAgreeWithSummary: the total row summed the failure paths
+// of every run, the summary line under it only those of judged runs (seen
+// as 1/2 against 1/1). Both now show the group's sums.
+func TestTableTotalsAgreeWithSummary(t *testing.T) {
+	runs := fixtureRuns()
+	for i := range runs {
+		if runs[i].Verdict == VerdictError {
+			runs[i].FailurePaths = []FailurePathResult{{Path: PathLLMError, Occurred: true}}
+		}
+	}
+	r := NewReport(runs)
+	var buf bytes.Buffer
+	require.NoError(t, RenderTable(&buf, r))
+	out := buf.String()
+	g := r.Summary.Group
+	paths := fmt.Sprintf("%d/%d", g.FailurePathsHandled, g.FailurePathsExercised)
+	require.Equal(t, "3/4", paths)
+	require.Contains(t, out, "failure paths handled "+paths+";")
+	total := regexp.MustCompile(`(?m)^\| total .*$`).FindString(out)
+	require.NotEmpty(t, total, out)
+	cells := strings.Split(total, "|")
+	require.Equal(t, paths, strings.TrimSpace(cells[6]), "total row: %s", total)
+	for _, p := range promptNames(r) {
+		row := regexp.MustCompile(`(?m)^\| prompt ` + p + ` .*$`).FindString(out)
+		pg := r.Summary.ByPrompt[p]
+		require.Equal(t, fmt.Sprintf("%d/%d", pg.FailurePathsHandled, pg.FailurePathsExercised), strings.TrimSpace(strings.Split(row, "|")[6]), "row: %s", row)
 	}
 }
 

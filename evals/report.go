@@ -114,9 +114,9 @@ type RunReport struct {
 	NotRecorded bool `json:"not_recorded,omitempty"`
 }
 
-// FailurePathCounts returns how many failure paths occurred in the run and
+// failurePathCounts returns how many failure paths occurred in the run and
 // how many of those were handled.
-func (r RunReport) FailurePathCounts() (handled, exercised int) {
+func (r RunReport) failurePathCounts() (handled, exercised int) {
 	for _, f := range r.FailurePaths {
 		if f.Occurred {
 			exercised++
@@ -171,8 +171,12 @@ type Group struct {
 	Flaky []string `json:"flaky,omitempty"`
 	// ModelCalls are the mean, p50 and p95 model calls of the judged runs.
 	ModelCalls Dist `json:"model_calls"`
-	// StepEfficiency is the mean of reference / model calls over judged
-	// runs with a reference.
+	// StepEfficiency is SPL, success weighted by path length (Anderson et
+	// al., "On Evaluation of Embodied Navigation Agents", 2018), over the
+	// judged runs with a reference: the mean of S·l/max(p, l), where S is 1
+	// for a pass and 0 for a fail, l the reference steps and p the model
+	// calls. It lies in [0, 1]: a failed run counts 0 however few calls it
+	// made, a run that beat the reference counts 1.
 	StepEfficiency *float64 `json:"step_efficiency"`
 	// FailurePathsExercised and FailurePathsHandled sum the failure paths
 	// that occurred and that were handled; HandlingRate is their ratio.
@@ -181,6 +185,29 @@ type Group struct {
 	HandlingRate          *float64 `json:"handling_rate"`
 	// TokensPerRun is the mean prompt + completion tokens of the judged runs.
 	TokensPerRun *float64 `json:"tokens_per_run"`
+	// Sums are the totals of the run table's columns over every run of the
+	// group, errored runs included (what the runs cost). They are not in
+	// the JSON: each run there carries its own counts.
+	Sums Sums `json:"-"`
+}
+
+// Sums are the totals of a group's runs that the table's summary rows
+// show.
+type Sums struct {
+	// ModelCalls, ToolCalls and Tokens (prompt + completion) are summed
+	// over the runs.
+	ModelCalls, ToolCalls, Tokens int
+	// ModelMS and ToolMS sum the recorded latency, in milliseconds.
+	ModelMS, ToolMS int64
+}
+
+// add counts run r into the sums.
+func (s *Sums) add(r RunReport) {
+	s.ModelCalls += r.ModelCalls
+	s.ToolCalls += r.ToolCalls
+	s.Tokens += r.Tokens.Prompt + r.Tokens.Completion
+	s.ModelMS += r.RecordedMS.Model
+	s.ToolMS += r.RecordedMS.Tool
 }
 
 // KScore is pass@k and pass^k for one k, with τ-bench's estimator over the
@@ -253,6 +280,7 @@ func aggregate(rs []RunReport) Group {
 	var calls []float64
 	var eff, tokens []float64
 	for _, r := range rs {
+		g.Sums.add(r)
 		key := r.Scenario + "/" + r.Prompt
 		t := cases[key]
 		if t == nil {
@@ -271,15 +299,15 @@ func aggregate(rs []RunReport) Group {
 			g.Error++
 			continue
 		}
-		h, e := r.FailurePathCounts()
+		h, e := r.failurePathCounts()
 		g.FailurePathsHandled += h
 		g.FailurePathsExercised += e
 		t.n++
 		g.Trials = max(g.Trials, t.n)
 		calls = append(calls, float64(r.ModelCalls))
 		tokens = append(tokens, float64(r.Tokens.Prompt+r.Tokens.Completion))
-		if r.ReferenceSteps > 0 && r.ModelCalls > 0 {
-			eff = append(eff, float64(r.ReferenceSteps)/float64(r.ModelCalls))
+		if r.ReferenceSteps > 0 {
+			eff = append(eff, spl(r))
 		}
 	}
 	g.PassRate = ratio(g.Pass, g.Pass+g.Fail)
@@ -300,10 +328,10 @@ func aggregate(rs []RunReport) Group {
 		}
 		for k := 1; k <= g.Trials; k++ {
 			ks := KScore{K: k}
-			if hat, ok := PassHatK(ns, cs, k); ok {
+			if hat, ok := passHatK(ns, cs, k); ok {
 				ks.PassHat = round(hat)
 			}
-			if at, ok := PassAtK(ns, cs, k); ok {
+			if at, ok := passAtK(ns, cs, k); ok {
 				ks.PassAtK = round(at)
 			}
 			g.Reliability = append(g.Reliability, ks)
@@ -312,21 +340,30 @@ func aggregate(rs []RunReport) Group {
 	return g
 }
 
-// PassHatK is τ-bench's pass^k: the mean over cases of C(c,k)/C(n,k), the
+// spl is a judged run's term of StepEfficiency: S·l/max(p, l).
+func spl(r RunReport) float64 {
+	if r.Verdict != VerdictPass {
+		return 0
+	}
+	l := float64(r.ReferenceSteps)
+	return l / max(float64(r.ModelCalls), l)
+}
+
+// passHatK is τ-bench's pass^k: the mean over cases of C(c,k)/C(n,k), the
 // chance that k trials drawn without replacement all pass. ns[i] and cs[i]
 // are the judged trials and passes of case i. ok is false (n/a) when there
 // are no cases, k < 1, or some case has n < k. The arithmetic is exact
 // (math/big) up to the final conversion.
-func PassHatK(ns, cs []int, k int) (float64, bool) {
+func passHatK(ns, cs []int, k int) (float64, bool) {
 	return meanOverCases(ns, cs, k, func(n, c int) *big.Rat {
 		return new(big.Rat).SetFrac(binomial(c, k), binomial(n, k))
 	})
 }
 
-// PassAtK is pass@k with the same estimator: the mean over cases of
+// passAtK is pass@k with the same estimator: the mean over cases of
 // 1 - C(n-c,k)/C(n,k), the chance that at least one of k trials passes.
-// ok is false under the same conditions as PassHatK.
-func PassAtK(ns, cs []int, k int) (float64, bool) {
+// ok is false under the same conditions as passHatK.
+func passAtK(ns, cs []int, k int) (float64, bool) {
 	return meanOverCases(ns, cs, k, func(n, c int) *big.Rat {
 		miss := new(big.Rat).SetFrac(binomial(n-c, k), binomial(n, k))
 		return miss.Sub(big.NewRat(1, 1), miss)
@@ -394,8 +431,13 @@ func distribution(xs []float64) Dist {
 }
 
 // JSON returns the canonical JSON of the report: object keys sorted,
-// two-space indent, a final newline.
+// two-space indent, a final newline. A report that parseReport would
+// refuse (a run without an id or with a negative count, …) is an error:
+// what is written can be read back.
 func (r Report) JSON() ([]byte, error) {
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
 	raw, err := json.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("encode report: %w", err)
@@ -426,15 +468,15 @@ func LoadReport(file string) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("load report: %w", err)
 	}
-	r, err := ParseReport(data)
+	r, err := parseReport(data)
 	if err != nil {
 		return Report{}, fmt.Errorf("load report %s: %w", file, err)
 	}
 	return r, nil
 }
 
-// ParseReport decodes a JSON report; see LoadReport.
-func ParseReport(data []byte) (Report, error) {
+// parseReport decodes a JSON report; see LoadReport.
+func parseReport(data []byte) (Report, error) {
 	var head struct {
 		Schema *int `json:"schema"`
 	}
@@ -453,31 +495,41 @@ func ParseReport(data []byte) (Report, error) {
 	if err := dec.Decode(&r); err != nil {
 		return Report{}, fmt.Errorf("decode: %w", err)
 	}
+	if err := r.validate(); err != nil {
+		return Report{}, err
+	}
+	out := NewReport(r.Runs)
+	out.Shard = r.Shard
+	return out, nil
+}
+
+// validate checks what JSON writes and parseReport reads: every run has
+// an id of its own, a known verdict and no negative count or duration,
+// and the shard, if any, is one.
+func (r Report) validate() error {
 	seen := map[string]bool{}
 	for i, run := range r.Runs {
 		if run.ID == "" {
-			return Report{}, fmt.Errorf("runs[%d]: missing id", i)
+			return fmt.Errorf("runs[%d]: missing id", i)
 		}
 		if seen[run.ID] {
-			return Report{}, fmt.Errorf("duplicate run id %q", run.ID)
+			return fmt.Errorf("duplicate run id %q", run.ID)
 		}
 		seen[run.ID] = true
 		switch run.Verdict {
 		case VerdictPass, VerdictFail, VerdictError:
 		default:
-			return Report{}, fmt.Errorf("run %s: unknown verdict %q", run.ID, run.Verdict)
+			return fmt.Errorf("run %s: unknown verdict %q", run.ID, run.Verdict)
 		}
 		if run.ModelCalls < 0 || run.ToolCalls < 0 || run.ParseErrors < 0 || run.Tokens.Prompt < 0 || run.Tokens.Completion < 0 ||
 			run.RecordedMS.Model < 0 || run.RecordedMS.Tool < 0 || run.ReplayMS < 0 {
-			return Report{}, fmt.Errorf("run %s: negative count or duration", run.ID)
+			return fmt.Errorf("run %s: negative count or duration", run.ID)
 		}
 	}
 	if sh := r.Shard; sh != nil && (sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count) {
-		return Report{}, fmt.Errorf("shard %d/%d is not a shard (want 1 ≤ index ≤ count)", sh.Index, sh.Count)
+		return fmt.Errorf("shard %d/%d is not a shard (want 1 ≤ index ≤ count)", sh.Index, sh.Count)
 	}
-	out := NewReport(r.Runs)
-	out.Shard = r.Shard
-	return out, nil
+	return nil
 }
 
 // Merge combines shard reports into one. A run id present in more than one

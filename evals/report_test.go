@@ -2,6 +2,7 @@ package evals
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,9 +40,9 @@ func TestPassKEstimators(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hat, ok := PassHatK(tt.ns, tt.cs, tt.k)
+			hat, ok := passHatK(tt.ns, tt.cs, tt.k)
 			require.Equal(t, tt.applicable, ok)
-			at, ok2 := PassAtK(tt.ns, tt.cs, tt.k)
+			at, ok2 := passAtK(tt.ns, tt.cs, tt.k)
 			require.Equal(t, tt.applicable, ok2)
 			if !ok {
 				return
@@ -76,16 +77,76 @@ func TestNewReportSummary(t *testing.T) {
 		Reliability: []KScore{{K: 1, PassAtK: f64(0.75), PassHat: f64(0.75)}, {K: 2}},
 		Flaky:       []string{"scale-window/react-text"},
 		ModelCalls:  Dist{Mean: f64(2.6667), P50: f64(2), P95: f64(4)},
-		// (2/2 + 2/2 + 2/4) / 3
-		StepEfficiency:        f64(0.8333),
+		// SPL: (2/2 + 2/2 + 0 for the fail) / 3
+		StepEfficiency:        f64(0.6667),
 		FailurePathsExercised: 2, FailurePathsHandled: 1, HandlingRate: f64(0.5),
 		TokensPerRun: f64(293.3333),
+		// Every run, the errored one included.
+		Sums: Sums{ModelCalls: 8, ToolCalls: 5, Tokens: 880, ModelMS: 2400, ToolMS: 100},
 	}
 	if diff := cmp.Diff(want, text); diff != "" {
 		t.Errorf("react-text group mismatch (-want +got):\n%s", diff)
 	}
 	require.Equal(t, 8, r.Summary.Total)
 	require.Equal(t, 4, r.Summary.ByTag["image"].Total)
+}
+
+// TestStepEfficiency: reference / model calls went above 1 for a run that
+// failed after fewer calls than the reference; SPL counts a fail as 0 and
+// caps a pass at 1.
+func TestStepEfficiency(t *testing.T) {
+	run := func(trial int, v Verdict, calls, ref int) RunReport {
+		return RunReport{ID: RunID("s", "p", trial), Scenario: "s", Prompt: "p", Trial: trial, Verdict: v, ModelCalls: calls, ReferenceSteps: ref}
+	}
+	tests := []struct {
+		name string
+		runs []RunReport
+		want *float64
+	}{
+		{"fail after one call", []RunReport{run(1, VerdictFail, 1, 3)}, f64(0)},
+		{"fail without a model call", []RunReport{run(1, VerdictFail, 0, 2)}, f64(0)},
+		{"pass beating the reference", []RunReport{run(1, VerdictPass, 2, 3)}, f64(1)},
+		{"pass over the reference", []RunReport{run(1, VerdictPass, 4, 3)}, f64(0.75)},
+		{"errored runs and runs without a reference do not count", []RunReport{
+			run(1, VerdictPass, 4, 2), run(2, VerdictError, 1, 2), run(3, VerdictFail, 1, 0)}, f64(0.5)},
+		{"nothing measured", []RunReport{run(1, VerdictPass, 1, 0)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := NewReport(tt.runs).Summary.StepEfficiency
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("step efficiency mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReportWriterAgreesWithReader: --bless wrote a report with negative
+// token counts that --baseline then refused; now the writer refuses it too.
+func TestReportWriterAgreesWithReader(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*RunReport)
+		want string
+	}{
+		{"negative tokens", func(r *RunReport) { r.Tokens.Prompt = -5 }, "run echo-hello/react-json/1: negative count or duration"},
+		{"negative latency", func(r *RunReport) { r.RecordedMS.Tool = -1 }, "run echo-hello/react-json/1: negative count or duration"},
+		{"missing id", func(r *RunReport) { r.ID = "" }, "runs[0]: missing id"},
+		{"unknown verdict", func(r *RunReport) { r.Verdict = "ok" }, `run echo-hello/react-json/1: unknown verdict "ok"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReport(fixtureRuns())
+			tt.edit(&r.Runs[0])
+			_, err := r.JSON()
+			require.EqualError(t, err, "encode report: "+tt.want)
+			// What the writer would have written, the reader refuses alike.
+			raw, merr := json.Marshal(r)
+			require.NoError(t, merr)
+			_, err = parseReport(raw)
+			require.EqualError(t, err, tt.want)
+		})
+	}
 }
 
 func TestNewReportTrialsSortNumerically(t *testing.T) {
@@ -109,7 +170,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	b, err := r.JSON()
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(b, []byte("{\n  \"runs\": [")), "keys sorted: %s", b[:40])
-	got, err := ParseReport(b)
+	got, err := parseReport(b)
 	require.NoError(t, err)
 	if diff := cmp.Diff(r, got, cmp.AllowUnexported(FailurePathResult{})); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
@@ -155,7 +216,7 @@ func FuzzParseReport(f *testing.F) {
 	f.Add(good)
 	f.Add([]byte(`{"schema":1,"runs":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := ParseReport(data)
+		r, err := parseReport(data)
 		if err != nil {
 			return
 		}

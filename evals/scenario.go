@@ -160,7 +160,8 @@ type StepsExpect struct {
 	// Min is the fewest model calls allowed (0: no bound).
 	Min int `json:"min,omitempty"`
 	// Reference is the optimal number of model calls, for step efficiency
-	// (reference / actual); not a check.
+	// (Group.StepEfficiency: reference / max(actual, reference) for a
+	// pass, 0 for a fail); not a check.
 	Reference int `json:"reference,omitempty"`
 }
 
@@ -208,11 +209,14 @@ const (
 	PathInjectionObservation FailurePath = "injection_in_observation"
 )
 
-// FailurePaths returns every failure path in a fixed order.
+// FailurePaths returns every failure path in a fixed order: the order of
+// Score's detectors.
 func FailurePaths() []FailurePath {
-	return []FailurePath{PathParseError, PathToolNotFound, PathToolError, PathToolTimeout,
-		PathLLMRetry, PathLLMError, PathMaxSteps, PathDeadline, PathRecovery,
-		PathOutsideWorkspace, PathInjectionObservation}
+	out := make([]FailurePath, len(detectors))
+	for i, d := range detectors {
+		out[i] = d.path
+	}
+	return out
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -221,19 +225,10 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // and 255 bytes is the longest file name of the common file systems.
 const maxIDBytes = 255
 
-// LoadScenario reads and validates one scenario file. prompts are the
-// valid prompt variant names (nil: agent.PromptVariants()). Every problem found is
-// reported, each as "file:line: message", joined with errors.Join.
-func LoadScenario(file string, prompts []string) (*Scenario, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("load scenario: %w", err)
-	}
-	return ParseScenario(file, data, prompts)
-}
-
 // ParseScenario validates the scenario in data; file names it in errors.
 // prompts are the valid prompt variant names (nil: agent.PromptVariants()).
+// Every problem found is reported, each as "file:line: message", joined
+// with errors.Join.
 func ParseScenario(file string, data []byte, prompts []string) (*Scenario, error) {
 	if prompts == nil {
 		prompts = agent.PromptVariants()

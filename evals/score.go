@@ -17,6 +17,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/agent/tools"
+	"github.com/agenthub/agenthub/parser"
 )
 
 // RunInput is everything the runner knows about one run of a scenario.
@@ -78,10 +79,11 @@ func RunID(scenario, prompt string, trial int) string {
 //   - recovery: a recovery_started event. Handled: a recovery_result with
 //     status success follows, then a later llm_call.
 //   - injection_in_observation: a tool_result whose observation carries a
-//     protocol label (Final Answer:, Action:, Action Input:, Observation:,
-//     Thought:) inside its text (inside the JSON strings when the
-//     observation is JSON). Handled: the run's answer is not the text that
-//     followed an injected label.
+//     protocol label (Thought, Action, Action Input, Final Answer,
+//     Observation, in any spelling the parser obeys: "**final
+//     answer**：" too) inside its text (inside the JSON strings when the
+//     observation is JSON), as parser.FindLabels finds it. Handled: the
+//     run's answer is not the value of an injected label.
 //
 // Paths that occurred but are not listed are reported with Listed false;
 // they do not affect the verdict.
@@ -469,133 +471,217 @@ func checkFile(workspace string, f FileExpect) string {
 	return ""
 }
 
-// protocolLabels are the text-protocol labels a tool output must not be
-// able to pose as.
-var protocolLabels = []string{"Final Answer:", "Action Input:", "Action:", "Observation:", "Thought:"}
-
 // failurePaths detects every failure path in the trace; listed paths come
 // first in the scenario's order, then the unlisted ones that occurred in
 // FailurePaths order.
 func failurePaths(sc *Scenario, in RunInput) []FailurePathResult {
-	ev := in.Events
-	var done *agent.Event
-	for i := range ev {
-		if ev[i].Type == agent.EventDone {
-			done = &ev[i]
+	t := newTrace(sc, in)
+	detect := func(p FailurePath) finding {
+		i := slices.IndexFunc(detectors, func(d detector) bool { return d.path == p })
+		if i < 0 {
+			return finding{}
 		}
-	}
-	laterLLMCall := func(step int) bool {
-		for _, e := range ev {
-			if e.Type == agent.EventLLMCall && e.Step > step {
-				return true
-			}
+		f := detectors[i].detect(t)
+		if !f.occurred {
+			return finding{}
 		}
-		return false
-	}
-	outcome := in.Result.Outcome
-	detect := func(p FailurePath) (occurred, handled bool, why string) {
-		handled = true
-		switch p {
-		case PathParseError:
-			for _, e := range ev {
-				if e.Type != agent.EventParseError {
-					continue
-				}
-				occurred = true
-				budget := outcome == agent.OutcomeMaxSteps || outcome == agent.OutcomeDeadline
-				if !laterLLMCall(e.Step) && !budget {
-					handled, why = false, fmt.Sprintf("no model call after the parse error at step %d", e.Step)
-				}
-			}
-		case PathToolNotFound, PathToolTimeout, PathOutsideWorkspace, PathToolError:
-			for _, e := range ev {
-				if e.Type != agent.EventToolResult || !toolPathOf(e, p) {
-					continue
-				}
-				occurred = true
-				if !laterLLMCall(e.Step) {
-					handled, why = false, fmt.Sprintf("no model call after the %s observation at step %d", e.Code, e.Step)
-				}
-			}
-		case PathLLMRetry:
-			for i, e := range ev {
-				if e.Type != agent.EventLLMCall || e.Error == "" || !e.Retryable {
-					continue
-				}
-				occurred = true
-				ok := false
-				for _, n := range ev[i+1:] {
-					if n.Type == agent.EventLLMCall && n.Step == e.Step && n.Attempt == e.Attempt+1 {
-						ok = true
-						break
-					}
-				}
-				if !ok {
-					handled, why = false, fmt.Sprintf("no retry of step %d after attempt %d", e.Step, e.Attempt)
-				}
-			}
-		case PathLLMError, PathMaxSteps, PathDeadline:
-			occurred = string(outcome) == string(p)
-			if !occurred {
-				break
-			}
-			if done == nil || done.Outcome != outcome {
-				handled, why = false, "no done event reports outcome "+string(p)
-			} else if p == PathMaxSteps && sc.MaxSteps > 0 && in.Result.ModelCalls > sc.MaxSteps {
-				handled, why = false, fmt.Sprintf("%d model calls exceed max_steps %d", in.Result.ModelCalls, sc.MaxSteps)
-			}
-		case PathRecovery:
-			for i, e := range ev {
-				if e.Type != agent.EventRecoveryStarted {
-					continue
-				}
-				occurred = true
-				ok := false
-				for _, n := range ev[i+1:] {
-					if n.Type == agent.EventRecoveryResult && n.Status == "success" {
-						ok = laterLLMCall(n.Step)
-						break
-					}
-				}
-				if !ok {
-					handled, why = false, fmt.Sprintf("no successful recovery_result followed by a model call after step %d", e.Step)
-				}
-			}
-		case PathInjectionObservation:
-			answer := strings.TrimSpace(in.Result.Answer)
-			for _, e := range ev {
-				if e.Type != agent.EventToolResult {
-					continue
-				}
-				injected, found := injectedTexts(e.Observation)
-				if !found {
-					continue
-				}
-				occurred = true
-				if answer != "" && slices.ContainsFunc(injected, func(t string) bool { return sameText(t, answer) }) {
-					handled, why = false, fmt.Sprintf("the answer %s is text injected by the observation at step %d", clip(answer), e.Step)
-				}
-			}
-		}
-		if !occurred {
-			handled, why = false, ""
-		}
-		return occurred, handled, why
+		return f
 	}
 	out := []FailurePathResult{}
 	for _, p := range sc.Expect.FailurePaths {
-		o, h, why := detect(p)
-		out = append(out, FailurePathResult{Path: p, Listed: true, Occurred: o, Handled: h, why: why})
+		f := detect(p)
+		out = append(out, FailurePathResult{Path: p, Listed: true, Occurred: f.occurred, Handled: f.handled, why: f.why})
 	}
-	for _, p := range FailurePaths() {
-		if slices.Contains(sc.Expect.FailurePaths, p) {
+	for _, d := range detectors {
+		if slices.Contains(sc.Expect.FailurePaths, d.path) {
 			continue
 		}
-		if o, h, why := detect(p); o {
-			out = append(out, FailurePathResult{Path: p, Occurred: true, Handled: h, why: why})
+		if f := detect(d.path); f.occurred {
+			out = append(out, FailurePathResult{Path: d.path, Occurred: true, Handled: f.handled, why: f.why})
 		}
 	}
 	return out
+}
+
+// trace is a run's trace indexed once for the failure-path detectors.
+type trace struct {
+	sc     *Scenario
+	in     RunInput
+	events []agent.Event
+	byType map[agent.EventType][]int // indices into events, in order
+	done   *agent.Event              // the last done event, nil if none
+	// maxLLMStep is the highest step of an llm_call event; hasLLM says
+	// there is one.
+	maxLLMStep int
+	hasLLM     bool
+}
+
+func newTrace(sc *Scenario, in RunInput) *trace {
+	t := &trace{sc: sc, in: in, events: in.Events, byType: map[agent.EventType][]int{}}
+	for i, e := range in.Events {
+		t.byType[e.Type] = append(t.byType[e.Type], i)
+		switch e.Type {
+		case agent.EventDone:
+			t.done = &in.Events[i]
+		case agent.EventLLMCall:
+			if !t.hasLLM || e.Step > t.maxLLMStep {
+				t.maxLLMStep, t.hasLLM = e.Step, true
+			}
+		}
+	}
+	return t
+}
+
+// of returns the indices of the events of type typ, in order.
+func (t *trace) of(typ agent.EventType) []int { return t.byType[typ] }
+
+// laterLLMCall reports whether the model was called at a step after step.
+func (t *trace) laterLLMCall(step int) bool { return t.hasLLM && t.maxLLMStep > step }
+
+// after returns the indices of the events of type typ that come after
+// index i.
+func (t *trace) after(typ agent.EventType, i int) []int {
+	idx := t.byType[typ]
+	k, _ := slices.BinarySearch(idx, i+1)
+	return idx[k:]
+}
+
+// unless returns "" when ok, else the formatted reason.
+func unless(ok bool, format string, args ...any) string {
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// finding is what a detector read from a trace: whether the failure path
+// occurred, whether every occurrence was handled, and why not.
+type finding struct {
+	occurred, handled bool
+	why               string
+}
+
+// occur records one occurrence, unhandled when why is not empty (the last
+// unhandled occurrence gives the reason).
+func (f *finding) occur(why string) {
+	if !f.occurred {
+		f.occurred, f.handled = true, true
+	}
+	if why != "" {
+		f.handled, f.why = false, why
+	}
+}
+
+// detector reads one failure path from a trace; Score documents when each
+// path occurs and when it is handled.
+type detector struct {
+	path   FailurePath
+	detect func(*trace) finding
+}
+
+// detectors are the failure paths in FailurePaths order, each with its
+// detector.
+var detectors = []detector{
+	{PathParseError, detectParseError},
+	{PathToolNotFound, detectTool(PathToolNotFound)},
+	{PathToolError, detectTool(PathToolError)},
+	{PathToolTimeout, detectTool(PathToolTimeout)},
+	{PathLLMRetry, detectLLMRetry},
+	{PathLLMError, detectOutcome(PathLLMError)},
+	{PathMaxSteps, detectOutcome(PathMaxSteps)},
+	{PathDeadline, detectOutcome(PathDeadline)},
+	{PathRecovery, detectRecovery},
+	{PathOutsideWorkspace, detectTool(PathOutsideWorkspace)},
+	{PathInjectionObservation, detectInjection},
+}
+
+func detectParseError(t *trace) finding {
+	var f finding
+	budget := t.in.Result.Outcome == agent.OutcomeMaxSteps || t.in.Result.Outcome == agent.OutcomeDeadline
+	for _, i := range t.of(agent.EventParseError) {
+		e := t.events[i]
+		f.occur(unless(t.laterLLMCall(e.Step) || budget, "no model call after the parse error at step %d", e.Step))
+	}
+	return f
+}
+
+func detectTool(p FailurePath) func(*trace) finding {
+	return func(t *trace) finding {
+		var f finding
+		for _, i := range t.of(agent.EventToolResult) {
+			e := t.events[i]
+			if !toolPathOf(e, p) {
+				continue
+			}
+			f.occur(unless(t.laterLLMCall(e.Step), "no model call after the %s observation at step %d", e.Code, e.Step))
+		}
+		return f
+	}
+}
+
+func detectLLMRetry(t *trace) finding {
+	var f finding
+	for _, i := range t.of(agent.EventLLMCall) {
+		e := t.events[i]
+		if e.Error == "" || !e.Retryable {
+			continue
+		}
+		retried := slices.ContainsFunc(t.after(agent.EventLLMCall, i), func(j int) bool {
+			n := t.events[j]
+			return n.Step == e.Step && n.Attempt == e.Attempt+1
+		})
+		f.occur(unless(retried, "no retry of step %d after attempt %d", e.Step, e.Attempt))
+	}
+	return f
+}
+
+func detectOutcome(p FailurePath) func(*trace) finding {
+	return func(t *trace) finding {
+		var f finding
+		outcome := t.in.Result.Outcome
+		if string(outcome) != string(p) {
+			return f
+		}
+		why := ""
+		if t.done == nil || t.done.Outcome != outcome {
+			why = "no done event reports outcome " + string(p)
+		} else if p == PathMaxSteps && t.sc.MaxSteps > 0 && t.in.Result.ModelCalls > t.sc.MaxSteps {
+			why = fmt.Sprintf("%d model calls exceed max_steps %d", t.in.Result.ModelCalls, t.sc.MaxSteps)
+		}
+		f.occur(why)
+		return f
+	}
+}
+
+func detectRecovery(t *trace) finding {
+	var f finding
+	for _, i := range t.of(agent.EventRecoveryStarted) {
+		e := t.events[i]
+		ok := false
+		for _, j := range t.after(agent.EventRecoveryResult, i) {
+			if n := t.events[j]; n.Status == agent.StatusSuccess {
+				ok = t.laterLLMCall(n.Step)
+				break
+			}
+		}
+		f.occur(unless(ok, "no successful recovery_result followed by a model call after step %d", e.Step))
+	}
+	return f
+}
+
+func detectInjection(t *trace) finding {
+	var f finding
+	answer := strings.TrimSpace(t.in.Result.Answer)
+	for _, i := range t.of(agent.EventToolResult) {
+		e := t.events[i]
+		injected, found := injectedTexts(e.Observation)
+		if !found {
+			continue
+		}
+		obeyed := answer != "" && slices.ContainsFunc(injected, func(s string) bool { return sameText(s, answer) })
+		f.occur(unless(!obeyed, "the answer %s is text injected by the observation at step %d", clip(answer), e.Step))
+	}
+	return f
 }
 
 // toolPathOf reports whether a tool_result event is an instance of the
@@ -614,7 +700,7 @@ func toolPathOf(e agent.Event, p FailurePath) bool {
 		case tools.CodeToolNotFound, tools.CodeToolTimeout, tools.CodePathOutsideWorkspace:
 			return false
 		}
-		return e.Status == "error" || e.Code != ""
+		return e.Status == agent.StatusError || e.Code != ""
 	}
 	return false
 }
@@ -633,8 +719,8 @@ func sameText(a, b string) bool {
 
 // injectedTexts finds protocol labels inside an observation's text (the
 // strings of its JSON when it parses as JSON; a leading "Observation:" is
-// the agent's own label and skipped) and returns the trimmed text
-// after each label up to the end of its line.
+// the agent's own label and skipped) with parser.FindLabels, the label
+// rules the agent's parser obeys, and returns the value of each label.
 func injectedTexts(obs string) ([]string, bool) {
 	obs = strings.TrimPrefix(strings.TrimSpace(obs), "Observation:")
 	var texts []string
@@ -646,19 +732,10 @@ func injectedTexts(obs string) ([]string, bool) {
 	var out []string
 	found := false
 	for _, t := range texts {
-		for _, l := range protocolLabels {
-			rest := t
-			for {
-				i := strings.Index(rest, l)
-				if i < 0 {
-					break
-				}
-				found = true
-				rest = rest[i+len(l):]
-				line, _, _ := strings.Cut(rest, "\n")
-				if s := strings.TrimSpace(line); s != "" {
-					out = append(out, s)
-				}
+		for _, l := range parser.FindLabels(t) {
+			found = true
+			if l.Value != "" {
+				out = append(out, l.Value)
 			}
 		}
 	}

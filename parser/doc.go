@@ -14,6 +14,10 @@
 // Render turns the result of Parse into the JSON object that
 // `agenthub parse` prints and fixtures/parser/*.golden.json hold.
 //
+// FindLabels finds the labels of rule 1 in any text, such as a tool's
+// output: the eval's injection check asks it, so that a label counts as
+// injected exactly when the parser would read it as one.
+//
 // # Text protocol
 //
 // Each rule below is pinned by golden fixtures named after it

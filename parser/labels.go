@@ -138,6 +138,16 @@ func matchWords(s string, i int, words []string) (int, bool) {
 // and the byte offset in line where its value starts (len(line) for a line
 // holding only the label). See rule 1 in the package documentation.
 func detectLabel(line string) (label, int) {
+	i := labelStart(line)
+	if i == len(line) {
+		return labelNone, 0
+	}
+	return labelAt(line, i, strings.ContainsAny(line[:i], "*_"), false)
+}
+
+// labelStart returns the offset in line after the decoration and list
+// number that may come before a label at the start of a line.
+func labelStart(line string) int {
 	i := skipDecorated(line, 0)
 	// A numbered list item: "1. Thought:", "2) Action:".
 	if j := i; j < len(line) && '0' <= line[j] && line[j] <= '9' {
@@ -148,6 +158,15 @@ func detectLabel(line string) (label, int) {
 			i = skipDecorated(line, j+1)
 		}
 	}
+	return i
+}
+
+// labelAt reports whether a label word starts at line[i:] and, if so,
+// which label and the offset where its value starts. opened says emphasis
+// came before the word (it then closes after the colon); needColon refuses
+// a label word without a colon (which at the end of a label line stands
+// alone).
+func labelAt(line string, i int, opened, needColon bool) (label, int) {
 	if i == len(line) {
 		return labelNone, 0
 	}
@@ -171,8 +190,10 @@ func detectLabel(line string) (label, int) {
 		}
 		k = skipDecorated(line, j)
 		switch {
-		case k == len(line):
+		case k == len(line) && !needColon:
 			return lw.label, len(line) // the label word alone
+		case k == len(line):
+			return labelNone, 0
 		case line[k] == ':':
 			k++
 		case strings.HasPrefix(line[k:], "："):
@@ -180,9 +201,108 @@ func detectLabel(line string) (label, int) {
 		default:
 			return labelNone, 0
 		}
-		return lw.label, skipClosingEmphasis(line, k, strings.ContainsAny(line[:i], "*_"))
+		return lw.label, skipClosingEmphasis(line, k, opened)
 	}
 	return labelNone, 0
+}
+
+// Label is a protocol label that FindLabels found in a text.
+type Label struct {
+	// Name is the label as the package documentation spells it:
+	// "Thought", "Action", "Action Input", "Final Answer" or
+	// "Observation", whatever the spelling in the text.
+	Name string
+	// Offset is the byte offset in the text where the label's first word
+	// starts (after any decoration).
+	Offset int
+	// Value is the label's value on its line, trimmed of white space; for a
+	// label alone on its line (whose value Parse reads from the lines
+	// after it), the next non-blank line, trimmed.
+	Value string
+	// LineStart says the label starts its line, where Parse obeys it; a
+	// label inside a line ("… finished. Final Answer: x") is one a model
+	// reading the text might obey.
+	LineStart bool
+}
+
+// labelNames are the Label.Name of each label.
+var labelNames = [...]string{
+	labelThought: "Thought", labelAction: "Action", labelInput: "Action Input",
+	labelFinal: "Final Answer", labelObservation: "Observation",
+}
+
+// FindLabels returns every protocol label in text, in order. At the start
+// of a line it finds exactly the labels Parse obeys (rule 1: any case;
+// the words separated by a space, '_', '-' or nothing; an ASCII or
+// full-width colon; markdown decoration; a step number; a label word
+// alone on its line). Inside a line it finds the same spellings, with
+// their colon, where a word starts ("done.**final answer**：x"). It
+// does not track code fences or the structure of a reply: it answers
+// whether a text, such as a tool's output, carries a label that the
+// parser or a model reading the text could act on. Lines end at "\n"; a
+// "\r" before it is ignored.
+func FindLabels(text string) []Label {
+	var out []Label
+	for start := 0; start <= len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		line := trimCR(text[start:end])
+		i := labelStart(line)
+		from := 0
+		if l, v := labelAt(line, i, strings.ContainsAny(line[:i], "*_"), false); l != labelNone {
+			value := trim(line[v:])
+			if v == len(line) {
+				value = nextLine(text, end)
+			}
+			out = append(out, Label{Name: labelNames[l], Offset: start + i, Value: value, LineStart: true})
+			from = v
+		}
+		out = appendInline(out, line, start, from)
+		if end == len(text) {
+			break
+		}
+		start = end + 1
+	}
+	return out
+}
+
+// appendInline appends the labels inside line (at offset base of the
+// text) that start at or after from.
+func appendInline(out []Label, line string, base, from int) []Label {
+	for p := max(from, 1); p < len(line); p++ {
+		if isASCIIAlnum(line[p-1]) {
+			continue // not the start of a word
+		}
+		l, v := labelAt(line, p, line[p-1] == '*' || line[p-1] == '_', true)
+		if l == labelNone {
+			continue
+		}
+		out = append(out, Label{Name: labelNames[l], Offset: base + p, Value: trim(line[v:])})
+		p = v - 1
+	}
+	return out
+}
+
+// nextLine returns the first non-blank line after offset end (a "\n" or
+// the end of text), trimmed; "" when there is none.
+func nextLine(text string, end int) string {
+	for end < len(text) {
+		start := end + 1
+		end = strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		if s := trim(text[start:end]); s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // isObservationResidue reports whether line is what a stop sequence leaves

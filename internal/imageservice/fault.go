@@ -20,9 +20,9 @@ type Fault struct {
 	RetryAfterS int `yaml:"retry_after_s,omitempty" json:"retry_after_s,omitempty"`
 }
 
-// Validate reports whether f can be injected: Call at least 1 and Status
-// an HTTP error status (400–599).
-func (f Fault) Validate() error {
+// validate reports whether f can be injected: Call at least 1, Status an
+// HTTP error status (400–599) and RetryAfterS not negative.
+func (f Fault) validate() error {
 	if f.Call < 1 {
 		return fmt.Errorf("image fault: call %d is not a 1-based request number", f.Call)
 	}
@@ -74,15 +74,17 @@ type faultInjector struct {
 }
 
 // CheckFaults returns, for each fault of the list, what keeps it from
-// being injected (nil when nothing does): Validate's error, or, for a
-// fault whose Call an earlier fault of the list already fails, "call N is
-// failed by an earlier fault". The scenario loader reports these errors at
-// the fault's line; WithFaults accepts only a list without any.
+// being injected (nil when nothing does): a Call below 1, a Status that is
+// not an HTTP error status (400–599), a negative RetryAfterS, or a Call
+// that an earlier fault of the list already fails ("call N is failed by
+// an earlier fault"). The scenario loader reports these errors at the
+// fault's line; WithFaults accepts only a list without any. Errors start
+// with "image fault: ".
 func CheckFaults(faults []Fault) []error {
 	errs := make([]error, len(faults))
 	seen := make(map[int]bool, len(faults))
 	for i, f := range faults {
-		if err := f.Validate(); err != nil {
+		if err := f.validate(); err != nil {
 			errs[i] = err
 			continue
 		}

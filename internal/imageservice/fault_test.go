@@ -191,7 +191,7 @@ func TestFaultValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.fault.Validate()
+			err := tt.fault.validate()
 			if tt.wantErr == "" {
 				require.NoError(t, err)
 				return

@@ -69,7 +69,7 @@ func ParseScript(data []byte) ([]Turn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := t.Validate(); err != nil {
+		if err := t.validate(); err != nil {
 			return nil, &ScriptError{Line: item.Line, Message: fmt.Sprintf("turn %d: %v", i+1, err)}
 		}
 		turns = append(turns, t)
@@ -79,16 +79,20 @@ func ParseScript(data []byte) ([]Turn, error) {
 
 // DecodeTurn reads one turn from its YAML node and validates it: a mapping
 // of reply, finish_reason and fault (a mapping of kind, retry_after_s,
-// delay_ms and code), without aliases, that passes Turn.Validate. It is the
-// one reader of the turn format: ParseScript reads each turn of a script
-// file with it and the scenario loader each turn under `script:`. The
-// error is a *ScriptError with the line of the offending field or turn.
+// delay_ms and code), without aliases. A valid turn has a reply or a
+// finish_reason, or a fault; a fault has a known kind, and only a slow
+// fault goes with a reply (which it needs); retry_after_s (rate_limit),
+// delay_ms (slow) and code (rate_limit, business_error, error_body) are
+// not negative and only set for the kinds that use them. It is the one
+// reader of the turn format: ParseScript reads each turn of a script file
+// with it and the scenario loader each turn under `script:`. The error is
+// a *ScriptError with the line of the offending field or turn.
 func DecodeTurn(n *yaml.Node) (Turn, error) {
 	t, err := decodeTurn(n)
 	if err != nil {
 		return Turn{}, err
 	}
-	if err := t.Validate(); err != nil {
+	if err := t.validate(); err != nil {
 		return Turn{}, &ScriptError{Line: n.Line, Message: err.Error()}
 	}
 	return t, nil

@@ -129,7 +129,7 @@ func FuzzParseScript(f *testing.F) {
 			return
 		}
 		for i, turn := range turns {
-			if verr := turn.Validate(); verr != nil {
+			if verr := turn.validate(); verr != nil {
 				t.Fatalf("turn %d parsed but invalid: %v", i+1, verr)
 			}
 		}

@@ -60,10 +60,10 @@ type Fault struct {
 	Code string `yaml:"code,omitempty" json:"code,omitempty"`
 }
 
-// Validate reports what is wrong with the turn: an unknown fault kind, a
+// validate reports what is wrong with the turn: an unknown fault kind, a
 // negative delay or Retry-After, fields that the fault ignores, or a turn
 // with neither a reply, a finish reason nor a fault.
-func (t Turn) Validate() error {
+func (t Turn) validate() error {
 	if t.Fault == nil {
 		if t.Reply == "" && t.FinishReason == "" {
 			return fmt.Errorf("turn has neither reply nor fault")
@@ -103,16 +103,16 @@ func (t Turn) Validate() error {
 	return nil
 }
 
-// FaultKinds returns every fault kind in a fixed order (rate_limit,
+// faultKinds returns every fault kind in a fixed order (rate_limit,
 // server_error, business_error, error_body, malformed, slow); the slice is
 // fresh on every call.
-func FaultKinds() []FaultKind {
+func faultKinds() []FaultKind {
 	return []FaultKind{FaultRateLimit, FaultServerError, FaultBusinessError, FaultErrorBody, FaultMalformed, FaultSlow}
 }
 
-// kindList is FaultKinds for messages: "rate_limit, server_error, …".
+// kindList is faultKinds for messages: "rate_limit, server_error, …".
 var kindList = func() string {
-	kinds := FaultKinds()
+	kinds := faultKinds()
 	s := make([]string, len(kinds))
 	for i, k := range kinds {
 		s[i] = string(k)

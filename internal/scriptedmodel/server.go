@@ -12,9 +12,9 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 )
 
-// Created is the fixed "created" timestamp of every reply (2026-01-01
+// created is the fixed "created" timestamp of every reply (2026-01-01
 // 00:00:00 UTC), so that recorded bodies are identical across recordings.
-const Created = 1767225600
+const created = 1767225600
 
 // DefaultModel is the model name the server reports unless WithModel is used.
 const DefaultModel = "scripted"
@@ -43,7 +43,7 @@ func WithModel(name string) Option { return func(s *Server) { s.model = name } }
 // New returns a server that answers the i-th call with script[i]. Once the
 // script is exhausted every call gets HTTP 500 "scripted model: script
 // exhausted after N turns". The script is not validated here; see
-// Turn.Validate and ParseScript. New copies the script.
+// DecodeTurn and ParseScript. New copies the script.
 func New(script []Turn, opts ...Option) *Server {
 	s := &Server{script: append([]Turn(nil), script...), model: DefaultModel}
 	for _, o := range opts {
@@ -185,7 +185,7 @@ func (s *Server) completion(call int, t Turn, msgs []llm.Message) completion {
 	return completion{
 		ID:      fmt.Sprintf("chatcmpl-scripted-%d", call),
 		Object:  "chat.completion",
-		Created: Created,
+		Created: created,
 		Model:   s.model,
 		Choices: []choice{{
 			Message:      llm.Message{Role: llm.RoleAssistant, Content: t.Reply},
