@@ -130,6 +130,11 @@ type InteractionInfo struct {
 	// Live reports whether this run sent the request to the real
 	// transport (recorded it) rather than replaying it.
 	Live bool
+	// EventMS is, for a recorded server-sent-event stream, the arrival time
+	// of each event in milliseconds since the request was sent (see
+	// EventTimesHeader); EventMS[0] is the time to first token. Nil for
+	// other responses.
+	EventMS []int64
 	// TransportError is the recorded transport failure of an interaction
 	// with status TransportErrorStatus (see TransportErrorHeader); empty for
 	// a real response.
@@ -355,6 +360,7 @@ func info(i int, in *cassette.Interaction) InteractionInfo {
 	if in.Response.Code == TransportErrorStatus {
 		inf.TransportError = in.Response.Headers.Get(TransportErrorHeader)
 	}
+	inf.EventMS = parseOffsets(in.Response.Headers.Get(EventTimesHeader))
 	return inf
 }
 
@@ -528,6 +534,7 @@ func (c *Cassette) serve(req *http.Request, index int, resp *http.Response, elap
 			Played:         true,
 			Live:           true,
 			TransportError: resp.Header.Get(TransportErrorHeader),
+			EventMS:        parseOffsets(resp.Header.Get(EventTimesHeader)),
 		})
 	}
 	return resp
