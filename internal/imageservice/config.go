@@ -61,8 +61,12 @@ type Config struct {
 	// 30 s). A request that runs out of time is answered 503 timeout.
 	Timeout time.Duration
 	// MaxConcurrent is the number of /resize requests processed at once
-	// (default runtime.NumCPU()). A request beyond it is answered at once
-	// with 503 busy and a Retry-After header; nothing queues.
+	// (default runtime.NumCPU()). A request that arrives while all are
+	// busy is answered at once, before its body is read, with 503 busy and
+	// a Retry-After header; one whose upload ends while all are busy gets
+	// the same answer then; nothing queues. It also sizes the uploads: 64
+	// request bodies per worker may be received at once, holding together
+	// at most 4 × MaxBodyBytes per worker.
 	MaxConcurrent int
 	// RetryAfter is the delay advertised with 503 busy, rounded up to
 	// whole seconds, at least 1 (default 1 s).

@@ -23,9 +23,11 @@ const (
 	CodeImageTooLarge = "image_too_large"
 	// CodeCorruptImage (400): the image header or data does not decode.
 	CodeCorruptImage = "corrupt_image"
-	// CodeBusy (503, with Retry-After): MaxConcurrent requests are already running.
+	// CodeBusy (503, with Retry-After): every worker or every upload slot
+	// is taken, or the bodies being received fill their byte budget.
 	CodeBusy = "busy"
-	// CodeTimeout (503): the request ran past Timeout.
+	// CodeTimeout (503): the request ran past Timeout; (408) the upload
+	// was slower than MinUploadRate or paused for UploadGrace.
 	CodeTimeout = "timeout"
 	// CodeMethodNotAllowed (405, with Allow): wrong HTTP method for the path.
 	CodeMethodNotAllowed = "method_not_allowed"
@@ -55,7 +57,17 @@ type apiError struct {
 	status     int
 	code       string
 	message    string
-	retryAfter int // seconds; 0 means no Retry-After header
+	retryAfter int  // seconds; 0 means no Retry-After header
+	closeConn  bool // answered before the body was read; see unread
+}
+
+// unread marks e as answered before the request body was read: the
+// answer closes the connection. Otherwise net/http reads up to 256 KiB
+// of the body before writing the answer, which a stalled client never
+// sends: it would get no answer and hold its connection.
+func (e *apiError) unread() *apiError {
+	e.closeConn = true
+	return e
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -75,6 +87,9 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("X-Content-Type-Options", "nosniff")
+	if e.closeConn {
+		h.Set("Connection", "close")
+	}
 	if e.retryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(e.retryAfter))
 	}

@@ -27,11 +27,12 @@ import (
 // method_not_allowed. A Service is safe for concurrent use; create it with
 // New.
 type Service struct {
-	cfg      Config
-	log      *slog.Logger
-	slots    chan struct{} // one token per running /resize request
-	uploads  chan struct{} // one token per request body being received
-	inFlight atomic.Int64
+	cfg       Config
+	log       *slog.Logger
+	slots     chan struct{} // one token per running /resize request
+	uploads   chan struct{} // one token per request body being received
+	bodyBytes byteBudget    // what the bodies being received hold so far
+	inFlight  atomic.Int64
 	// resize decodes, scales and encodes a read request: process, or a
 	// stand-in in tests.
 	resize func(context.Context, resizeRequest) resizeResult
@@ -49,7 +50,8 @@ func New(cfg Config, logger *slog.Logger) *Service {
 	}
 	cfg = cfg.withDefaults()
 	s := &Service{cfg: cfg, log: logger, slots: make(chan struct{}, cfg.MaxConcurrent),
-		uploads: make(chan struct{}, UploadsPerWorker*cfg.MaxConcurrent)}
+		uploads:   make(chan struct{}, uploadsPerWorker*cfg.MaxConcurrent),
+		bodyBytes: byteBudget{limit: uploadBudget(cfg)}}
 	s.resize = s.process
 	return s
 }
@@ -218,20 +220,31 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 	}
 	// Shed load before reading a byte of the body. A body is received
 	// under an upload slot and only then takes a worker slot, so slow
-	// clients (a slowloris) tie up upload slots, not the workers.
+	// clients (a slowloris) tie up upload slots, not the workers; see
+	// upload.go for why a few of them cannot take every upload slot.
+	if len(s.slots) == cap(s.slots) {
+		// No worker could take it now: say so before the client sends
+		// the body, not after.
+		s.fail(w, rec, s.busy(fmt.Sprintf("%d requests in flight", s.cfg.MaxConcurrent)).unread())
+		return
+	}
 	select {
 	case s.uploads <- struct{}{}:
 	default:
-		s.fail(w, rec, s.busy(cap(s.uploads), "uploads"))
+		s.fail(w, rec, s.busy(fmt.Sprintf("%d uploads in flight", cap(s.uploads))).unread())
 		return
 	}
 	deadline := time.Now().Add(s.cfg.Timeout)
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
-	// Bound the body read by the same deadline; recorders without a
+	// The body reader bounds the read by the same deadline (and the idle
+	// limit) through the connection's read deadline; recorders without a
 	// connection answer ErrNotSupported, which is fine.
-	_ = http.NewResponseController(w).SetReadDeadline(deadline)
-	req, aerr := s.readRequest(ctx, w, r)
+	ctl := http.NewResponseController(w)
+	body := newRateReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), ctl, s.cfg, &s.bodyBytes, time.Now())
+	r.Body = body
+	req, aerr := s.readRequest(ctx, r, body)
+	s.bodyBytes.give(body.charged)
 	<-s.uploads
 	if aerr != nil {
 		s.fail(w, rec, aerr)
@@ -240,12 +253,12 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 	// The body is in: disarm the upload's idle deadline. Left armed, it
 	// fires during a resize longer than UploadGrace, fails the server's
 	// background read and cancels ctx. ctx alone bounds the processing.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	_ = ctl.SetReadDeadline(time.Time{})
 
 	select {
 	case s.slots <- struct{}{}:
 	default:
-		s.fail(w, rec, s.busy(s.cfg.MaxConcurrent, "requests"))
+		s.fail(w, rec, s.busy(fmt.Sprintf("%d requests in flight", s.cfg.MaxConcurrent)))
 		return
 	}
 	s.inFlight.Add(1)
@@ -297,15 +310,10 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 	_, _ = w.Write(out.data)
 }
 
-// UploadsPerWorker sets how many request bodies may be received at once:
-// UploadsPerWorker × Config.MaxConcurrent. Each holds at most
-// Config.MaxBodyBytes in memory; beyond it a request is answered 503 busy.
-const UploadsPerWorker = 4
-
-// busy is the 503 answer when n slots of kind are all taken.
-func (s *Service) busy(n int, kind string) *apiError {
+// busy is the 503 answer with Retry-After; why says which limit is full.
+func (s *Service) busy(why string) *apiError {
 	e := newError(http.StatusServiceUnavailable, CodeBusy,
-		fmt.Sprintf("resize: server busy (%d %s in flight); retry later", n, kind))
+		fmt.Sprintf("resize: server busy (%s); retry later", why))
 	e.retryAfter = s.cfg.retryAfterSeconds()
 	return e
 }
@@ -328,8 +336,9 @@ func timeoutError(d time.Duration) *apiError {
 // maxWidthField bounds the bytes read from the width field.
 const maxWidthField = 32
 
-// readRequest reads the width and the image bytes from the request.
-func (s *Service) readRequest(ctx context.Context, w http.ResponseWriter, r *http.Request) (resizeRequest, *apiError) {
+// readRequest reads the width and the image bytes from the request, whose
+// body is rr.
+func (s *Service) readRequest(ctx context.Context, r *http.Request, rr *rateReader) (resizeRequest, *apiError) {
 	var req resizeRequest
 	haveWidth := false
 	if q := r.URL.Query(); q.Has("width") {
@@ -342,13 +351,11 @@ func (s *Service) readRequest(ctx context.Context, w http.ResponseWriter, r *htt
 	if r.ContentLength > s.cfg.MaxBodyBytes {
 		return req, s.tooLarge()
 	}
-	rr := newRateReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), http.NewResponseController(w), s.cfg, time.Now())
-	r.Body = rr
 	// A too-slow upload can surface as any parse error (the multipart
 	// reader does not keep the cause), so the reader's verdict comes first.
 	readError := func(op string, err error) *apiError {
-		if rr.tooSlow {
-			err = errUploadTooSlow
+		if rr.cause != nil {
+			err = rr.cause
 		}
 		return s.readError(ctx, op, err)
 	}
@@ -417,6 +424,8 @@ func (s *Service) readError(ctx context.Context, op string, err error) *apiError
 	switch {
 	case errors.As(err, &mbe):
 		return s.tooLarge()
+	case errors.Is(err, errUploadBudget):
+		return s.busy(fmt.Sprintf("the request bodies being received fill their %d-byte budget", s.bodyBytes.limit)).unread()
 	case errors.Is(err, errUploadTooSlow):
 		return newError(http.StatusRequestTimeout, CodeTimeout,
 			fmt.Sprintf("resize: %s: upload too slow (at least %d bytes/s after %v, no pause longer than %v)", op, s.cfg.MinUploadRate, s.cfg.UploadGrace, s.cfg.UploadGrace))
@@ -428,65 +437,6 @@ func (s *Service) readError(ctx context.Context, op string, err error) *apiError
 		return newError(http.StatusBadRequest, CodeInvalidRequest, fmt.Sprintf("resize: %s: %v", op, err))
 	}
 }
-
-// errUploadTooSlow is returned by rateReader for a body below MinUploadRate.
-var errUploadTooSlow = errors.New("upload below the minimum rate")
-
-// rateReader enforces Config.MinUploadRate and Config.UploadGrace on a
-// request body: after the grace period the average rate must stay above
-// the minimum, and the connection's read deadline is kept at most one grace
-// period ahead (never past the request's own deadline), so a client that
-// stops sending is cut off too.
-type rateReader struct {
-	rc       io.ReadCloser
-	ctl      *http.ResponseController
-	start    time.Time
-	end      time.Time // the request's deadline
-	grace    time.Duration
-	minRate  int64
-	received int64
-	last     time.Time // when bytes last arrived
-	tooSlow  bool      // Read returned errUploadTooSlow
-}
-
-func newRateReader(rc io.ReadCloser, ctl *http.ResponseController, cfg Config, start time.Time) *rateReader {
-	r := &rateReader{rc: rc, ctl: ctl, start: start, last: start, end: start.Add(cfg.Timeout), grace: cfg.UploadGrace, minRate: cfg.MinUploadRate}
-	r.extend(start)
-	return r
-}
-
-// extend moves the read deadline to one grace period from now, capped by
-// the request's deadline. Recorders without a connection ignore it.
-func (r *rateReader) extend(now time.Time) {
-	d := now.Add(r.grace)
-	if d.After(r.end) {
-		d = r.end
-	}
-	_ = r.ctl.SetReadDeadline(d)
-}
-
-func (r *rateReader) Read(p []byte) (int, error) {
-	n, err := r.rc.Read(p)
-	r.received += int64(n)
-	now := time.Now()
-	if elapsed := now.Sub(r.start); elapsed > r.grace && float64(r.received) < float64(r.minRate)*elapsed.Seconds() {
-		r.tooSlow = true
-		return n, errUploadTooSlow
-	}
-	if err != nil && !errors.Is(err, io.EOF) && now.Before(r.end) && now.Sub(r.last) >= r.grace*9/10 {
-		// The idle read deadline set by extend fired (the connection's
-		// error text varies; the silence is what counts).
-		r.tooSlow = true
-		return n, errUploadTooSlow
-	}
-	if n > 0 {
-		r.last = now
-	}
-	r.extend(now)
-	return n, err
-}
-
-func (r *rateReader) Close() error { return r.rc.Close() }
 
 // parseWidth parses a decimal width in 1..MaxWidth.
 func (s *Service) parseWidth(v string) (int, *apiError) {

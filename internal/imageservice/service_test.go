@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/jpeg"
@@ -431,50 +432,37 @@ func waitHealth(t *testing.T, base string, client *http.Client, name string, wha
 // TestSlowUploadsDoNotBlockWorkers stalls uploads in their bodies: they
 // hold upload slots, never the worker, so a normal request still gets
 // through; once every upload slot is taken, the next request is 503 busy
-// with Retry-After.
+// with Retry-After, answered at once although its body stalls too.
 func TestSlowUploadsDoNotBlockWorkers(t *testing.T) {
 	img := stdImage(t, "testdata/video-001.png")
 	body := imageBody(t, "a.png", img, "64")
-	svc := New(Config{MaxConcurrent: 1, RetryAfter: 1500 * time.Millisecond}, nil)
+	// Stalled uploads are not cut off while the test runs.
+	svc := New(Config{MaxConcurrent: 1, RetryAfter: 1500 * time.Millisecond, UploadGrace: time.Minute, Timeout: 2 * time.Minute}, nil)
 	srv := httptest.NewServer(svc)
-	defer srv.Close()
-	client := srv.Client()
-	post := func(r io.Reader) (int, http.Header, []byte) { return postResize(srv, r) }
+	t.Cleanup(srv.Close)
+	uploads := cap(svc.uploads)
 
-	uploads := UploadsPerWorker * 1
-	stalled := make([]*blockingBody, uploads-1)
-	statuses := make(chan int, uploads)
-	for i := range stalled {
-		stalled[i] = newBlockingBody(body[:100], body[100:])
-		defer stalled[i].Release()
-		go func(b *blockingBody) {
-			code, _, _ := post(b)
-			statuses <- code
-		}(stalled[i])
-	}
-	uploading := func(h Health) int64 { return int64(h.Uploading) }
-	waitHealth(t, srv.URL, client, "uploading", uploading, int64(uploads-1))
-
-	code, _, b := post(bytes.NewReader(body))
+	release := stallUploads(t, svc, srv, body, uploads-1)
+	code, _, b := postResize(srv, bytes.NewReader(body))
 	require.Equal(t, http.StatusOK, code, "a normal request is served while %d uploads stall: %s", uploads-1, b)
 
-	last := newBlockingBody(body[:100], body[100:])
-	defer last.Release()
-	go func() {
-		code, _, _ := post(last)
-		statuses <- code
-	}()
-	waitHealth(t, srv.URL, client, "uploading", uploading, int64(uploads))
-	code, h, b := post(bytes.NewReader(body))
+	releaseLast := stallUploads(t, svc, srv, body, 1)
+	require.Equal(t, uploads, uploading(t, srv))
+	stalled := newBlockingBody(body[:100], body[100:])
+	defer stalled.Release()
+	code, h, b := postResize(srv, stalled)
 	require.Equal(t, http.StatusServiceUnavailable, code, "%s", b)
 	require.Equal(t, "2", h.Get("Retry-After"), "1.5 s rounds up to 2")
-	require.Equal(t, CodeBusy, errorDetail(t, h.Get("Content-Type"), b).Code)
+	d := errorDetail(t, h.Get("Content-Type"), b)
+	require.Equal(t, CodeBusy, d.Code)
+	require.Contains(t, d.Message, fmt.Sprintf("%d uploads in flight", uploads))
 
-	// Released one at a time, each stalled upload gets the worker.
-	for _, b := range append(stalled, last) {
-		b.Release()
-		require.Equal(t, http.StatusOK, <-statuses, "a stalled upload completes once its body arrives")
-	}
+	// Released, each stalled upload gets the worker or a 503 busy.
+	release()
+	releaseLast()
+	require.Equal(t, 0, uploading(t, srv))
+	code, _, b = postResize(srv, bytes.NewReader(body))
+	require.Equal(t, http.StatusOK, code, "the upload slots are free again: %s", b)
 }
 
 // TestResizeBusy fills the worker slots: a request that cannot get one is
