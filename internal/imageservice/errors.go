@@ -6,35 +6,38 @@ import (
 	"strconv"
 )
 
-// Stable error codes carried in every error body. Clients branch on the
-// code, never on the message.
+// Code is the stable error code carried in every error body, one of the
+// Code* constants. Clients branch on the code, never on the message.
+type Code string
+
+// The error codes, each with the status it comes with.
 const (
 	// CodeInvalidWidth (400): width missing, not an integer, or outside 1..MaxWidth.
-	CodeInvalidWidth = "invalid_width"
+	CodeInvalidWidth Code = "invalid_width"
 	// CodeMissingImage (400): no non-empty file field "image", or the body is not multipart/form-data.
-	CodeMissingImage = "missing_image"
+	CodeMissingImage Code = "missing_image"
 	// CodeInvalidRequest (400): the multipart body is malformed or has two "image" parts.
-	CodeInvalidRequest = "invalid_request"
+	CodeInvalidRequest Code = "invalid_request"
 	// CodeUnsupportedFormat (415): the image is neither JPEG nor PNG (judged by content, not name).
-	CodeUnsupportedFormat = "unsupported_format"
+	CodeUnsupportedFormat Code = "unsupported_format"
 	// CodePayloadTooLarge (413): the body exceeds MaxBodyBytes.
-	CodePayloadTooLarge = "payload_too_large"
+	CodePayloadTooLarge Code = "payload_too_large"
 	// CodeImageTooLarge (422): the source or the target exceeds MaxSourcePixels, or the estimated working memory exceeds MaxWorkBytes.
-	CodeImageTooLarge = "image_too_large"
+	CodeImageTooLarge Code = "image_too_large"
 	// CodeCorruptImage (400): the image header or data does not decode.
-	CodeCorruptImage = "corrupt_image"
+	CodeCorruptImage Code = "corrupt_image"
 	// CodeBusy (503, with Retry-After): every worker or every upload slot
 	// is taken, or the bodies being received fill their byte budget.
-	CodeBusy = "busy"
+	CodeBusy Code = "busy"
 	// CodeTimeout (503): the request ran past Timeout; (408) the upload
 	// was slower than MinUploadRate or paused for UploadGrace.
-	CodeTimeout = "timeout"
+	CodeTimeout Code = "timeout"
 	// CodeMethodNotAllowed (405, with Allow): wrong HTTP method for the path.
-	CodeMethodNotAllowed = "method_not_allowed"
+	CodeMethodNotAllowed Code = "method_not_allowed"
 	// CodeNotFound (404): no such path.
-	CodeNotFound = "not_found"
+	CodeNotFound Code = "not_found"
 	// CodeInternal (500): a bug; the message never holds a stack trace.
-	CodeInternal = "internal"
+	CodeInternal Code = "internal"
 )
 
 // ErrorResponse is the JSON body of every error answer:
@@ -47,7 +50,7 @@ type ErrorResponse struct {
 // ErrorDetail is the inside of ErrorResponse.
 type ErrorDetail struct {
 	// Code is one of the Code* constants.
-	Code string `json:"code"`
+	Code Code `json:"code"`
 	// Message is a lowercase sentence starting with the operation.
 	Message string `json:"message"`
 }
@@ -55,7 +58,7 @@ type ErrorDetail struct {
 // apiError is an answer the handler gives instead of an image.
 type apiError struct {
 	status     int
-	code       string
+	code       Code
 	message    string
 	retryAfter int  // seconds; 0 means no Retry-After header
 	closeConn  bool // answered before the body was read; see unread
@@ -72,7 +75,7 @@ func (e *apiError) unread() *apiError {
 
 func (e *apiError) Error() string { return e.message }
 
-func newError(status int, code, message string) *apiError {
+func newError(status int, code Code, message string) *apiError {
 	return &apiError{status: status, code: code, message: message}
 }
 

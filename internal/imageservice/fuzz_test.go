@@ -33,7 +33,7 @@ func FuzzResize(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	known := map[string]int{
+	known := map[Code]int{
 		CodeInvalidWidth: 400, CodeMissingImage: 400, CodeInvalidRequest: 400, CodeCorruptImage: 400,
 		CodeUnsupportedFormat: 415, CodePayloadTooLarge: 413, CodeImageTooLarge: 422,
 	}

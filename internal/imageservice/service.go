@@ -89,7 +89,7 @@ type Limits struct {
 // accessRecord collects what the access log reports about one request.
 type accessRecord struct {
 	src, dst string // "WxH", empty when unknown
-	code     string // error code, empty on success
+	code     Code   // error code, empty on success
 }
 
 // countingWriter records the status and the body bytes written.
@@ -145,7 +145,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		attrs = append(attrs, slog.String("dst", rec.dst))
 	}
 	if rec.code != "" {
-		attrs = append(attrs, slog.String("code", rec.code))
+		attrs = append(attrs, slog.String("code", string(rec.code)))
 	}
 	level := slog.LevelInfo
 	if cw.status >= http.StatusInternalServerError && rec.code != CodeBusy && rec.code != CodeTimeout {

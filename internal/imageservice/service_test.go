@@ -93,7 +93,7 @@ func TestResizeBadImages(t *testing.T) {
 		name   string
 		data   []byte
 		status int
-		code   string
+		code   Code
 	}{
 		{"png bad crc in header", stdImage(t, "png/testdata/invalid-crc32.png"), 400, CodeCorruptImage},
 		{"png truncated", stdImage(t, "png/testdata/invalid-trunc.png"), 400, CodeCorruptImage},
@@ -131,7 +131,7 @@ func TestResizeRequestErrors(t *testing.T) {
 		contentType string // default testContentType
 		body        []byte
 		status      int
-		code        string
+		code        Code
 	}{
 		{"width zero", "", "", imageBody(t, "a.png", img, "0"), 400, CodeInvalidWidth},
 		{"width negative", "", "", imageBody(t, "a.png", img, "-5"), 400, CodeInvalidWidth},
@@ -315,7 +315,7 @@ func TestResizePixelBudget(t *testing.T) {
 			rec := serve(svc, "", imageBody(t, "a.png", tt.img, tt.width))
 			require.Equal(t, tt.status, rec.Code, "body %q", rec.Body.String())
 			got := errorDetail(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
-			want := map[int]string{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
+			want := map[int]Code{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
 			require.Equal(t, want, got.Code, "message %q", got.Message)
 		})
 	}
@@ -347,7 +347,7 @@ func TestResizeWorkBytes16Bit(t *testing.T) {
 			rec := serve(svc, "", imageBody(t, "a.png", pngWithIHDR(1000, 1000, tt.depth, tt.colourType, tt.chunks...), "1000"))
 			require.Equal(t, tt.status, rec.Code, "body %q", rec.Body.String())
 			got := errorDetail(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
-			want := map[int]string{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
+			want := map[int]Code{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
 			require.Equal(t, want, got.Code, "message %q", got.Message)
 		})
 	}
@@ -518,7 +518,7 @@ func TestRouting(t *testing.T) {
 		method    string
 		path      string
 		status    int
-		code      string
+		code      Code
 		wantAllow string
 	}{
 		{"get resize", http.MethodGet, "/resize", 405, CodeMethodNotAllowed, "POST"},
@@ -660,4 +660,20 @@ func TestSlowUploadCutOff(t *testing.T) {
 	require.Contains(t, errorDetail(t, h.Get("Content-Type"), b).Message, "upload too slow")
 	require.Less(t, time.Since(start), 5*time.Second, "cut off at the grace period, not the 30 s deadline")
 	waitHealth(t, srv.URL, srv.Client(), "uploading", func(h Health) int64 { return int64(h.Uploading) }, 0)
+}
+
+// TestCodeWireValues pins the codes clients branch on: they never change.
+func TestCodeWireValues(t *testing.T) {
+	tests := []struct {
+		code Code
+		want string
+	}{
+		{CodeInvalidWidth, "invalid_width"}, {CodeMissingImage, "missing_image"}, {CodeInvalidRequest, "invalid_request"},
+		{CodeUnsupportedFormat, "unsupported_format"}, {CodePayloadTooLarge, "payload_too_large"}, {CodeImageTooLarge, "image_too_large"},
+		{CodeCorruptImage, "corrupt_image"}, {CodeBusy, "busy"}, {CodeTimeout, "timeout"},
+		{CodeMethodNotAllowed, "method_not_allowed"}, {CodeNotFound, "not_found"}, {CodeInternal, "internal"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, string(tt.code))
+	}
 }
