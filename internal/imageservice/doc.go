@@ -14,8 +14,13 @@
 // source width upscales; that is allowed, bounded by MaxWidth and the
 // pixel budget, and adds no detail.
 //
-// GET /healthz answers 200 with a Health JSON body (version, formats,
-// requests in flight, limits).
+// GET /healthz answers 200 with a JSON body: the version (Config.Version),
+// the formats, the /resize requests being processed and the request
+// bodies being received, and the effective limits:
+//
+//	{"status":"ok","version":"dev","formats":["jpeg","png"],"in_flight":0,"uploading":0,
+//	 "limits":{"max_body_bytes":20971520,"max_width":4096,"max_source_pixels":40000000,
+//	 "max_work_bytes":1073741824,"timeout_ms":30000,"max_concurrent":2,"jpeg_quality":90}}
 //
 // Every error is JSON, {"error":{"code":"…","message":"…"}}, never a stack
 // trace, with a stable code (the Code* constants):
@@ -54,8 +59,8 @@
 // worker together, counted as the bytes arrive. So a slow client holds an
 // upload slot and the bytes it has sent, never a worker, and it takes 64
 // clients per worker, each keeping up MinUploadRate, to fill the upload
-// slots: a fast client is served beside a hundred slow ones on 2 CPUs,
-// where four per worker used to shut it out (BenchmarkFastAmongSlow). The
+// slots (BenchmarkFastAmongSlow: on 2 workers a fast client is served
+// beside 127 stalled uploads, and refused beside 128). The
 // workers are a fixed number of slots taken without waiting: a request
 // that arrives while all are busy is answered 503 busy with Retry-After
 // before its body is read (and the connection closed, so a client that

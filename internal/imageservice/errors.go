@@ -40,15 +40,15 @@ const (
 	CodeInternal Code = "internal"
 )
 
-// ErrorResponse is the JSON body of every error answer:
+// errorBody is the JSON body of every error answer:
 // {"error":{"code":"invalid_width","message":"resize: ..."}}.
-type ErrorResponse struct {
+type errorBody struct {
 	// Error holds the code and the human-readable message.
-	Error ErrorDetail `json:"error"`
+	Error errorFields `json:"error"`
 }
 
-// ErrorDetail is the inside of ErrorResponse.
-type ErrorDetail struct {
+// errorFields is the inside of errorBody.
+type errorFields struct {
 	// Code is one of the Code* constants.
 	Code Code `json:"code"`
 	// Message is a lowercase sentence starting with the operation.
@@ -81,7 +81,7 @@ func newError(status int, code Code, message string) *apiError {
 
 // writeError writes e as a JSON error body with its status and headers.
 func writeError(w http.ResponseWriter, e *apiError) {
-	body, err := json.Marshal(ErrorResponse{Error: ErrorDetail{Code: e.code, Message: e.message}})
+	body, err := json.Marshal(errorBody{Error: errorFields{Code: e.code, Message: e.message}})
 	if err != nil { // cannot happen: two strings
 		body = []byte(`{"error":{"code":"internal","message":"encode error body"}}`)
 	}

@@ -62,7 +62,7 @@ func FuzzResize(f *testing.F) {
 			}
 			return
 		}
-		var er ErrorResponse
+		var er errorBody
 		if err := json.Unmarshal(rec.Body.Bytes(), &er); err != nil {
 			t.Fatalf("status %d with a non-JSON body %q", rec.Code, rec.Body.Bytes())
 		}

@@ -55,12 +55,12 @@ func targetSize(srcW, srcH, width int) (int, int) {
 
 // process sniffs, checks the pixel budget from the header, decodes, scales
 // and encodes. It checks ctx between the phases.
-// MaxJPEGScans is the most start-of-scan markers a JPEG may hold (counted
+// maxJPEGScans is the most start-of-scan markers a JPEG may hold (counted
 // before decoding, over the whole file, so an embedded thumbnail's scans
 // count too). Encoders write 1 (baseline) to about 10 (progressive) scans;
 // more than this is refused with 422 image_too_large, since decoding cost
 // grows with every scan and image/jpeg cannot be interrupted.
-const MaxJPEGScans = 256
+const maxJPEGScans = 256
 
 // sosMarker is the JPEG start-of-scan marker. Entropy-coded data stuffs
 // every 0xFF with 0x00, so the pair appears only as a marker (or inside
@@ -93,9 +93,9 @@ func (s *Service) process(ctx context.Context, req resizeRequest) resizeResult {
 		// image/jpeg puts no bound on the scans of a progressive JPEG and
 		// each one re-walks the whole image: a small file of many tiny
 		// scans would hold a slot for minutes past the deadline.
-		if n := bytes.Count(req.image, sosMarker); n > MaxJPEGScans {
+		if n := bytes.Count(req.image, sosMarker); n > maxJPEGScans {
 			res.err = newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
-				fmt.Sprintf("resize: the JPEG has %d scans, over the limit of %d", n, MaxJPEGScans))
+				fmt.Sprintf("resize: the JPEG has %d scans, over the limit of %d", n, maxJPEGScans))
 			return res
 		}
 	}

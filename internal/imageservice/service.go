@@ -21,7 +21,7 @@ import (
 //
 //	POST /resize   multipart/form-data: file field "image", field "width"
 //	               (or ?width=N); answers the resized image
-//	GET  /healthz  200 with a JSON Health body
+//	GET  /healthz  200 with a JSON health body (see the package documentation)
 //
 // Every other path is 404 not_found; a wrong method is 405
 // method_not_allowed. A Service is safe for concurrent use; create it with
@@ -59,8 +59,8 @@ func New(cfg Config, logger *slog.Logger) *Service {
 // Config returns the effective configuration, defaults filled in.
 func (s *Service) Config() Config { return s.cfg }
 
-// Health is the JSON body of GET /healthz.
-type Health struct {
+// health is the JSON body of GET /healthz.
+type health struct {
 	// Status is always "ok".
 	Status string `json:"status"`
 	// Version is Config.Version.
@@ -72,11 +72,11 @@ type Health struct {
 	// Uploading is the number of /resize request bodies being received.
 	Uploading int `json:"uploading"`
 	// Limits are the effective limits.
-	Limits Limits `json:"limits"`
+	Limits healthLimits `json:"limits"`
 }
 
-// Limits is the limits part of Health.
-type Limits struct {
+// healthLimits is the limits part of health.
+type healthLimits struct {
 	MaxBodyBytes    int64 `json:"max_body_bytes"`
 	MaxWidth        int   `json:"max_width"`
 	MaxSourcePixels int64 `json:"max_source_pixels"`
@@ -169,13 +169,13 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rec *acces
 		s.fail(w, rec, methodNotAllowed(w, "GET, HEAD"))
 		return
 	}
-	body, err := json.Marshal(Health{
+	body, err := json.Marshal(health{
 		Status:    "ok",
 		Version:   s.cfg.Version,
 		Formats:   []string{formatJPEG, formatPNG},
 		InFlight:  s.inFlight.Load(),
 		Uploading: len(s.uploads),
-		Limits: Limits{
+		Limits: healthLimits{
 			MaxBodyBytes:    s.cfg.MaxBodyBytes,
 			MaxWidth:        s.cfg.MaxWidth,
 			MaxSourcePixels: s.cfg.MaxSourcePixels,

@@ -408,27 +408,6 @@ func TestResizeTimeout(t *testing.T) {
 	})
 }
 
-// waitHealth polls /healthz until what(h) is n.
-func waitHealth(t *testing.T, base string, client *http.Client, name string, what func(Health) int64, n int64) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, err := client.Get(base + "/healthz")
-		require.NoError(t, err)
-		var h Health
-		err = json.NewDecoder(resp.Body).Decode(&h)
-		resp.Body.Close()
-		require.NoError(t, err)
-		if what(h) == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s stayed %d, want %d", name, what(h), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestSlowUploadsDoNotBlockWorkers stalls uploads in their bodies: they
 // hold upload slots, never the worker, so a normal request still gets
 // through; once every upload slot is taken, the next request is 503 busy
@@ -491,13 +470,13 @@ func TestHealthz(t *testing.T) {
 	svc.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Equal(t, "application/json", rec.Header().Get("Content-Type"))
-	var got Health
+	var got health
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
-	want := Health{
+	want := health{
 		Status:  "ok",
 		Version: "1.2.3",
 		Formats: []string{"jpeg", "png"},
-		Limits: Limits{
+		Limits: healthLimits{
 			MaxBodyBytes:    20 << 20,
 			MaxWidth:        1000,
 			MaxSourcePixels: 40_000_000,
@@ -574,33 +553,9 @@ func TestAccessLog(t *testing.T) {
 	}
 }
 
-func TestConfigValidate(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     Config
-		wantErr string
-	}{
-		{"zero is valid", Config{}, ""},
-		{"negative body", Config{MaxBodyBytes: -1}, "max body bytes"},
-		{"negative width", Config{MaxWidth: -1}, "max width"},
-		{"negative pixels", Config{MaxSourcePixels: -1}, "max source pixels"},
-		{"negative work bytes", Config{MaxWorkBytes: -1}, "max work bytes"},
-		{"negative timeout", Config{Timeout: -time.Second}, "timeout"},
-		{"negative concurrency", Config{MaxConcurrent: -1}, "max concurrent"},
-		{"negative retry", Config{RetryAfter: -1}, "retry after"},
-		{"quality over 100", Config{JPEGQuality: 101}, "jpeg quality"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if tt.wantErr == "" {
-				require.NoError(t, err)
-				return
-			}
-			require.ErrorContains(t, err, tt.wantErr)
-			require.True(t, strings.HasPrefix(err.Error(), "imageservice config: "), "error %q starts with the operation", err)
-		})
-	}
+// TestDefaultConfig pins the defaults Config documents, and shows New
+// replacing impossible values with them.
+func TestDefaultConfig(t *testing.T) {
 	got := DefaultConfig()
 	want := Config{
 		MaxBodyBytes: 20 << 20, MaxWidth: 4096, MaxSourcePixels: 40_000_000, MaxWorkBytes: 1 << 30, Timeout: 30 * time.Second,
@@ -609,6 +564,13 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("default config mismatch (-want +got):\n%s", diff)
+	}
+	impossible := Config{
+		MaxBodyBytes: -1, MaxWidth: -1, MaxSourcePixels: -1, MaxWorkBytes: -1, Timeout: -time.Second,
+		MaxConcurrent: -1, RetryAfter: -1, JPEGQuality: 101, MinUploadRate: -1, UploadGrace: -1,
+	}
+	if diff := cmp.Diff(want, New(impossible, nil).Config()); diff != "" {
+		t.Errorf("New(impossible values) config mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -622,8 +584,8 @@ func TestTooManyJPEGScans(t *testing.T) {
 		extra int
 		want  int
 	}{
-		{"at the limit", MaxJPEGScans - 1, http.StatusOK},
-		{"over the limit", MaxJPEGScans, http.StatusUnprocessableEntity},
+		{"at the limit", maxJPEGScans - 1, http.StatusOK},
+		{"over the limit", maxJPEGScans, http.StatusUnprocessableEntity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -659,7 +621,7 @@ func TestSlowUploadCutOff(t *testing.T) {
 	require.Equal(t, http.StatusRequestTimeout, code, "%s", b)
 	require.Contains(t, errorDetail(t, h.Get("Content-Type"), b).Message, "upload too slow")
 	require.Less(t, time.Since(start), 5*time.Second, "cut off at the grace period, not the 30 s deadline")
-	waitHealth(t, srv.URL, srv.Client(), "uploading", func(h Health) int64 { return int64(h.Uploading) }, 0)
+	waitUploading(t, srv, 0)
 }
 
 // TestCodeWireValues pins the codes clients branch on: they never change.

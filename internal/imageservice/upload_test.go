@@ -192,7 +192,7 @@ func uploading(tb testing.TB, srv *httptest.Server) int {
 	resp, err := srv.Client().Get(srv.URL + "/healthz")
 	require.NoError(tb, err)
 	defer resp.Body.Close()
-	var h Health
+	var h health
 	require.NoError(tb, json.NewDecoder(resp.Body).Decode(&h))
 	return h.Uploading
 }
@@ -227,5 +227,18 @@ func BenchmarkFastAmongSlow(b *testing.B) {
 			b.ReportMetric(float64(served)/float64(b.N), "served")
 			b.ReportMetric(float64(min(slow, cap(svc.uploads))), "slow-admitted")
 		})
+	}
+}
+
+// waitUploading polls srv's /healthz for up to 5 s until it reports n
+// uploads being received.
+func waitUploading(tb testing.TB, srv *httptest.Server, n int) {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for got := uploading(tb, srv); got != n; got = uploading(tb, srv) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("uploading stayed %d, want %d", got, n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
