@@ -218,79 +218,14 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 		s.fail(w, rec, methodNotAllowed(w, http.MethodPost))
 		return
 	}
-	// Shed load before reading a byte of the body. A body is received
-	// under an upload slot and only then takes a worker slot, so slow
-	// clients (a slowloris) tie up upload slots, not the workers; see
-	// upload.go for why a few of them cannot take every upload slot.
-	if len(s.slots) == cap(s.slots) {
-		// No worker could take it now: say so before the client sends
-		// the body, not after.
-		s.fail(w, rec, s.busy(fmt.Sprintf("%d requests in flight", s.cfg.MaxConcurrent)).unread())
-		return
-	}
-	select {
-	case s.uploads <- struct{}{}:
-	default:
-		s.fail(w, rec, s.busy(fmt.Sprintf("%d uploads in flight", cap(s.uploads))).unread())
-		return
-	}
-	deadline := time.Now().Add(s.cfg.Timeout)
-	ctx, cancel := context.WithDeadline(r.Context(), deadline)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	// The body reader bounds the read by the same deadline (and the idle
-	// limit) through the connection's read deadline; recorders without a
-	// connection answer ErrNotSupported, which is fine.
-	ctl := http.NewResponseController(w)
-	body := newRateReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), ctl, s.cfg, &s.bodyBytes, time.Now())
-	r.Body = body
-	req, aerr := s.readRequest(ctx, r, body)
-	s.bodyBytes.give(body.charged)
-	<-s.uploads
+	req, aerr := s.receive(ctx, w, r)
 	if aerr != nil {
 		s.fail(w, rec, aerr)
 		return
 	}
-	// The body is in: disarm the upload's idle deadline. Left armed, it
-	// fires during a resize longer than UploadGrace, fails the server's
-	// background read and cancels ctx. ctx alone bounds the processing.
-	_ = ctl.SetReadDeadline(time.Time{})
-
-	select {
-	case s.slots <- struct{}{}:
-	default:
-		s.fail(w, rec, s.busy(fmt.Sprintf("%d requests in flight", s.cfg.MaxConcurrent)))
-		return
-	}
-	s.inFlight.Add(1)
-	release := func() {
-		s.inFlight.Add(-1)
-		<-s.slots
-	}
-	handedOff := false
-	defer func() {
-		if !handedOff {
-			release()
-		}
-	}()
-
-	done := make(chan resizeResult, 1)
-	handedOff = true
-	go func() {
-		// Free the slot before the answer is written, so that a client
-		// that sends its next request on receipt finds it free.
-		res := s.processSafely(ctx, req)
-		release()
-		done <- res
-	}()
-
-	var res resizeResult
-	select {
-	case res = <-done:
-	case <-ctx.Done():
-		// The worker keeps its slot until it finishes, so the
-		// concurrency limit still bounds CPU and memory.
-		res.err = timeoutError(s.cfg.Timeout)
-	}
+	res := s.work(ctx, req)
 	if res.haveSrcConfig {
 		rec.src = fmt.Sprintf("%dx%d", res.srcW, res.srcH)
 	}
@@ -308,6 +243,71 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.data)
+}
+
+// receive admits the request to an upload slot and reads its body, under
+// ctx's deadline and the upload limits.
+func (s *Service) receive(ctx context.Context, w http.ResponseWriter, r *http.Request) (resizeRequest, *apiError) {
+	// Shed load before reading a byte of the body. A body is received
+	// under an upload slot and only then takes a worker slot, so slow
+	// clients (a slowloris) tie up upload slots, not the workers; see
+	// upload.go for why a few of them cannot take every upload slot.
+	if len(s.slots) == cap(s.slots) {
+		// No worker could take it now: say so before the client sends
+		// the body, not after.
+		return resizeRequest{}, s.busy(fmt.Sprintf("%d requests in flight", s.cfg.MaxConcurrent)).unread()
+	}
+	select {
+	case s.uploads <- struct{}{}:
+	default:
+		return resizeRequest{}, s.busy(fmt.Sprintf("%d uploads in flight", cap(s.uploads))).unread()
+	}
+	defer func() { <-s.uploads }()
+	// The body reader bounds the read by ctx's deadline (and the idle
+	// limit) through the connection's read deadline; recorders without a
+	// connection answer ErrNotSupported, which is fine.
+	ctl := http.NewResponseController(w)
+	deadline, _ := ctx.Deadline()
+	body := newRateReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), ctl, s.cfg, &s.bodyBytes, deadline)
+	defer func() { s.bodyBytes.give(body.charged) }()
+	r.Body = body
+	req, aerr := s.readRequest(ctx, r, body)
+	if aerr == nil {
+		// The body is in: disarm the upload's idle deadline. Left armed,
+		// it fires during a resize longer than UploadGrace, fails the
+		// server's background read and cancels ctx. ctx alone bounds the
+		// processing.
+		_ = ctl.SetReadDeadline(time.Time{})
+	}
+	return req, aerr
+}
+
+// work processes req in a worker slot, taken without waiting (503 busy
+// when every worker is busy), and gives up at ctx's deadline.
+func (s *Service) work(ctx context.Context, req resizeRequest) resizeResult {
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		return resizeResult{err: s.busy(fmt.Sprintf("%d requests in flight", s.cfg.MaxConcurrent))}
+	}
+	s.inFlight.Add(1)
+	done := make(chan resizeResult, 1)
+	go func() {
+		res := s.processSafely(ctx, req)
+		// Free the slot before the answer is written, so that a client
+		// that sends its next request on receipt finds it free.
+		s.inFlight.Add(-1)
+		<-s.slots
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+		// The worker keeps its slot until it finishes, so the
+		// concurrency limit still bounds CPU and memory.
+		return resizeResult{err: timeoutError(s.cfg.Timeout)}
+	}
 }
 
 // busy is the 503 answer with Retry-After; why says which limit is full.

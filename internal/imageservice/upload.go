@@ -89,8 +89,11 @@ type rateReader struct {
 	cause    error     // errUploadTooSlow or errUploadBudget once Read has returned it
 }
 
-func newRateReader(rc io.ReadCloser, ctl *http.ResponseController, cfg Config, budget *byteBudget, start time.Time) *rateReader {
-	r := &rateReader{rc: rc, ctl: ctl, budget: budget, start: start, last: start, end: start.Add(cfg.Timeout), grace: cfg.UploadGrace, minRate: cfg.MinUploadRate}
+// newRateReader starts the clock of an upload that must end by end (the
+// request's deadline).
+func newRateReader(rc io.ReadCloser, ctl *http.ResponseController, cfg Config, budget *byteBudget, end time.Time) *rateReader {
+	start := time.Now()
+	r := &rateReader{rc: rc, ctl: ctl, budget: budget, start: start, last: start, end: end, grace: cfg.UploadGrace, minRate: cfg.MinUploadRate}
 	r.extend(start)
 	return r
 }
