@@ -103,7 +103,7 @@ Flags:
 	fs.DurationVar(&o.cfg.RetryAfter, "retry-after", d.RetryAfter, "Retry-After advertised with 503 busy (rounded up to whole seconds)")
 	fs.IntVar(&o.cfg.JPEGQuality, "jpeg-quality", d.JPEGQuality, "JPEG encoding `quality`, 1-100")
 	fs.Int64Var(&o.cfg.MinUploadRate, "min-upload-rate", d.MinUploadRate, "slowest average upload accepted after -upload-grace, in `bytes` per second (slower: 408 timeout)")
-	fs.DurationVar(&o.cfg.UploadGrace, "upload-grace", d.UploadGrace, "time before -min-upload-rate applies, and the longest pause allowed in an upload")
+	fs.DurationVar(&o.cfg.UploadGrace, "upload-grace", d.UploadGrace, "time before -min-upload-rate applies, and the longest pause allowed in an upload (resizing is bounded by -timeout alone)")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 35*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
 	fs.BoolVar(&o.logJSON, "log-json", false, "write the access log as JSON lines instead of text")
 	if err := fs.Parse(args); err != nil {
