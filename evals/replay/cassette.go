@@ -51,7 +51,6 @@ type config struct {
 	maxBody   int64
 	maxFile   int64
 	modelMax  int64
-	ignore    map[string]bool
 }
 
 // WithTransport sets the real transport that ModeRecord and
@@ -96,20 +95,6 @@ func WithModelMaxResponseBytes(n int64) Option {
 // and the limit.
 func WithMaxCassetteBytes(n int64) Option {
 	return func(c *config) { c.maxFile = n }
-}
-
-// WithIgnoreJSONFields names volatile JSON object keys (request ids,
-// stream ids, timestamps) that matching ignores at any depth of a JSON
-// request body, on both the live and the recorded side.
-func WithIgnoreJSONFields(names ...string) Option {
-	return func(c *config) {
-		if c.ignore == nil {
-			c.ignore = map[string]bool{}
-		}
-		for _, n := range names {
-			c.ignore[n] = true
-		}
-	}
 }
 
 // InteractionInfo describes one interaction of a cassette, for reports.
@@ -337,7 +322,7 @@ func (c *Cassette) load(data []byte) error {
 		if err != nil {
 			return fmt.Errorf("open cassette %s: interaction %d: %w", c.path, i, err)
 		}
-		c.canon[i] = canonicalize(in.Request.Method, u, in.Request.Headers.Get("Content-Type"), []byte(in.Request.Body), c.cfg.ignore)
+		c.canon[i] = canonicalize(in.Request.Method, u, in.Request.Headers.Get("Content-Type"), []byte(in.Request.Body))
 		c.infos[i] = info(i, in)
 		c.vcr.AddInteraction(in)
 	}
@@ -466,7 +451,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("replay %s %s: %w: %s", req.Method, req.URL.Path, ErrClosed, c.path)
 	}
 
-	s := &slot{canon: canonicalize(req.Method, req.URL, req.Header.Get("Content-Type"), body, c.cfg.ignore), index: -1}
+	s := &slot{canon: canonicalize(req.Method, req.URL, req.Header.Get("Content-Type"), body), index: -1}
 	r := req.Clone(context.WithValue(req.Context(), slotKey{}, s))
 	if req.Body != nil {
 		r.Body = io.NopCloser(bytes.NewReader(body))
