@@ -35,12 +35,6 @@ const (
 	ImageCassette = "image.yaml"
 )
 
-// Dir returns the cassette directory of one run:
-// root/<scenario>/<prompt>/<trial>.
-func Dir(root, scenario, prompt string, trial int) string {
-	return filepath.Join(root, scenario, prompt, fmt.Sprint(trial))
-}
-
 // Option configures Open.
 type Option func(*config)
 
