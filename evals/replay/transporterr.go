@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -39,18 +40,28 @@ type errHolderKey struct{}
 type errorRecorder struct{ rt http.RoundTripper }
 
 func (t errorRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.Body != http.NoBody {
+		// go-vcr records the body the transport reads (a tee). Read it
+		// whole here, before the transport starts, and hand the transport
+		// its own copy: the recorded body is complete even when the
+		// connection is refused, and no goroutine of the transport is
+		// still reading go-vcr's tee when a failure is recorded.
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read request body: %w", err)
+		}
+		r = r.Clone(r.Context())
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		r.ContentLength = int64(len(body))
+	}
 	resp, err := t.rt.RoundTrip(r)
 	if err == nil {
 		return resp, nil
 	}
 	if h, ok := r.Context().Value(errHolderKey{}).(*errHolder); ok {
 		h.err = err
-	}
-	if r.Body != nil {
-		// go-vcr records the body the transport read; a refused
-		// connection read none. Drain it so the whole body is recorded
-		// and the interaction matches in replay.
-		_, _ = io.Copy(io.Discard, r.Body)
 	}
 	msg := err.Error()
 	if ctxErr := r.Context().Err(); ctxErr != nil {
