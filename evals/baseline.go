@@ -3,6 +3,8 @@ package evals
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -132,7 +134,7 @@ func Compare(baseline, current Report) Diff {
 	for p := range current.Summary.ByPrompt {
 		prompts[p] = true
 	}
-	for _, p := range sortedKeys(prompts) {
+	for _, p := range slices.Sorted(maps.Keys(prompts)) {
 		d.Prompts = append(d.Prompts, comparePrompt(p, baseline.Summary.ByPrompt, current.Summary.ByPrompt))
 	}
 	return d

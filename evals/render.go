@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,7 +125,7 @@ func runRow(r RunReport) []string {
 	}
 }
 
-func promptNames(r Report) []string { return sortedKeys(r.Summary.ByPrompt) }
+func promptNames(r Report) []string { return slices.Sorted(maps.Keys(r.Summary.ByPrompt)) }
 
 func runsOfPrompt(r Report, p string) []RunReport {
 	var out []RunReport
@@ -279,7 +281,7 @@ func renderMarkdown(w io.Writer, r Report) error {
 		}
 		fmt.Fprintf(ew, "\n### %s\n\n| %s | total | pass | fail | error | pass rate | mean model calls | p50 | p95 | step efficiency | failure paths handled | tokens/run |\n", title, key)
 		fmt.Fprintln(ew, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-		for _, name := range sortedKeys(groups) {
+		for _, name := range slices.Sorted(maps.Keys(groups)) {
 			x := groups[name]
 			fmt.Fprintf(ew, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %d/%d | %s |\n", mdEscape(name), x.Total, x.Pass, x.Fail, x.Error,
 				fmtPercent(x.PassRate), fmtNum(x.ModelCalls.Mean), fmtNum(x.ModelCalls.P50), fmtNum(x.ModelCalls.P95),

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -315,7 +317,7 @@ func aggregate(rs []RunReport) Group {
 	g.ModelCalls = distribution(calls)
 	g.StepEfficiency = mean(eff)
 	g.TokensPerRun = mean(tokens)
-	keys := sortedKeys(cases)
+	keys := slices.Sorted(maps.Keys(cases))
 	for _, k := range keys {
 		if t := cases[k]; t.c > 0 && t.c < t.n {
 			g.Flaky = append(g.Flaky, k)

@@ -10,9 +10,11 @@ package evals
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -355,7 +357,7 @@ func ParseScript(file string, data []byte, variant string) ([]scriptedmodel.Turn
 	if err != nil {
 		return nil, err
 	}
-	names := sortedKeys(sc.Script)
+	names := slices.Sorted(maps.Keys(sc.Script))
 	switch {
 	case variant != "":
 		if turns, ok := sc.Script[variant]; ok {
@@ -462,7 +464,7 @@ func (d *decoder) fields(n *yaml.Node, where string, required []string, set map[
 		}
 		f, ok := set[k.Value]
 		if !ok {
-			d.errf(k.Line, "unknown key %q in %s (want one of %s)", k.Value, where, strings.Join(sortedKeys(set), ", "))
+			d.errf(k.Line, "unknown key %q in %s (want one of %s)", k.Value, where, strings.Join(slices.Sorted(maps.Keys(set)), ", "))
 			continue
 		}
 		if seen[k.Value] {
@@ -482,15 +484,6 @@ func (d *decoder) fields(n *yaml.Node, where string, required []string, set map[
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // join builds a dotted field path; the top level is called "scenario".
@@ -932,15 +925,15 @@ func (d *decoder) jsonValue(n *yaml.Node, where string) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		b, err := jsonMarshal(v)
+		b, err := json.Marshal(v)
 		if err != nil {
 			d.errf(n.Line, "%s: %v", where, err)
 			return nil, false
 		}
 		raw = b
 	}
-	v, err := parseJSON(raw)
-	if err != nil {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
 		d.errf(n.Line, "%s: invalid JSON: %v", where, err)
 		return nil, false
 	}

@@ -7,6 +7,7 @@ import (
 	"image"
 	_ "image/jpeg" // image.DecodeConfig for expect.files
 	_ "image/png"  // image.DecodeConfig for expect.files
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -276,8 +277,6 @@ func parseJSON(b []byte) (any, error) {
 	return v, nil
 }
 
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
-
 // jsonSubset reports whether want is a subset of got: objects by key (got
 // may have more keys), arrays element-wise with equal length, scalars by
 // equality.
@@ -359,7 +358,7 @@ func matchTrajectory(t *TrajectoryExpect, got []call) string {
 		}
 		for i, g := range got {
 			if !allowed[g.Tool] {
-				return fmt.Sprintf("call %d: tool %q is not one of %s", i+1, g.Tool, strings.Join(sortedKeys(allowed), ", "))
+				return fmt.Sprintf("call %d: tool %q is not one of %s", i+1, g.Tool, strings.Join(slices.Sorted(maps.Keys(allowed)), ", "))
 			}
 		}
 		return ""
@@ -751,7 +750,7 @@ func collectStrings(v any, out *[]string) {
 			collectStrings(e, out)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			*out = append(*out, k)
 			collectStrings(x[k], out)
 		}
