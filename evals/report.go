@@ -52,8 +52,6 @@ type FailurePathResult struct {
 	// Handled says every occurrence was handled as the agent contract says
 	// (see Score).
 	Handled bool `json:"handled"`
-
-	why string // reason it was not handled, copied into the check
 }
 
 // Tokens is the token usage of a run, from the recorded API usage.

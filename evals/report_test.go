@@ -172,7 +172,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	require.True(t, bytes.HasPrefix(b, []byte("{\n  \"runs\": [")), "keys sorted: %s", b[:40])
 	got, err := parseReport(b)
 	require.NoError(t, err)
-	if diff := cmp.Diff(r, got, cmp.AllowUnexported(FailurePathResult{})); diff != "" {
+	if diff := cmp.Diff(r, got); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
 	}
 	b2, err := got.JSON()
@@ -231,7 +231,7 @@ func TestMerge(t *testing.T) {
 	a, b := NewReport(runs[:3]), NewReport(runs[3:])
 	got, err := Merge(b, a)
 	require.NoError(t, err)
-	if diff := cmp.Diff(NewReport(runs), got, cmp.AllowUnexported(FailurePathResult{})); diff != "" {
+	if diff := cmp.Diff(NewReport(runs), got); diff != "" {
 		t.Errorf("merged report mismatch (-want +got):\n%s", diff)
 	}
 	_, err = Merge(a, NewReport(runs[2:4]))

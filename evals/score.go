@@ -113,7 +113,11 @@ func Score(sc *Scenario, in RunInput) RunReport {
 			r.ParseErrors++
 		}
 	}
-	r.FailurePaths = failurePaths(sc, in)
+	paths := failurePaths(sc, in)
+	r.FailurePaths = make([]FailurePathResult, len(paths))
+	for i, p := range paths {
+		r.FailurePaths[i] = p.FailurePathResult
+	}
 	if in.HarnessErr != nil {
 		r.Verdict = VerdictError
 		r.Error = in.HarnessErr.Error()
@@ -143,8 +147,7 @@ func Score(sc *Scenario, in RunInput) RunReport {
 		r.Checks = append(r.Checks, Check{Name: "file " + f.Path, OK: reason == "", Reason: reason})
 	}
 	for _, p := range x.FailurePaths {
-		i := slices.IndexFunc(r.FailurePaths, func(f FailurePathResult) bool { return f.Path == p })
-		f := r.FailurePaths[i]
+		f := paths[slices.IndexFunc(paths, func(f pathResult) bool { return f.Path == p })]
 		c := Check{Name: "failure_path " + string(p), OK: f.Occurred && f.Handled}
 		switch {
 		case !f.Occurred:
@@ -470,10 +473,17 @@ func checkFile(workspace string, f FileExpect) string {
 	return ""
 }
 
+// pathResult is a failure path of a run and, when it was not handled,
+// why: the reason its check gives.
+type pathResult struct {
+	FailurePathResult
+	why string
+}
+
 // failurePaths detects every failure path in the trace; listed paths come
 // first in the scenario's order, then the unlisted ones that occurred in
 // FailurePaths order.
-func failurePaths(sc *Scenario, in RunInput) []FailurePathResult {
+func failurePaths(sc *Scenario, in RunInput) []pathResult {
 	t := newTrace(sc, in)
 	detect := func(p FailurePath) finding {
 		i := slices.IndexFunc(detectors, func(d detector) bool { return d.path == p })
@@ -486,17 +496,17 @@ func failurePaths(sc *Scenario, in RunInput) []FailurePathResult {
 		}
 		return f
 	}
-	out := []FailurePathResult{}
+	var out []pathResult
 	for _, p := range sc.Expect.FailurePaths {
 		f := detect(p)
-		out = append(out, FailurePathResult{Path: p, Listed: true, Occurred: f.occurred, Handled: f.handled, why: f.why})
+		out = append(out, pathResult{FailurePathResult{Path: p, Listed: true, Occurred: f.occurred, Handled: f.handled}, f.why})
 	}
 	for _, d := range detectors {
 		if slices.Contains(sc.Expect.FailurePaths, d.path) {
 			continue
 		}
 		if f := detect(d.path); f.occurred {
-			out = append(out, FailurePathResult{Path: d.path, Occurred: true, Handled: f.handled, why: f.why})
+			out = append(out, pathResult{FailurePathResult{Path: d.path, Occurred: true, Handled: f.handled}, f.why})
 		}
 	}
 	return out

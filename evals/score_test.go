@@ -223,13 +223,13 @@ func TestFailurePathsUnlisted(t *testing.T) {
 		toolResult(2, "tool_not_found", "x"), llmCall(3, 1, "", false), done("final_answer"),
 	}
 	got := failurePaths(sc, RunInput{Result: agent.Result{Outcome: agent.OutcomeFinalAnswer}, Events: ev})
-	want := []FailurePathResult{
-		{Path: PathToolError, Listed: true},
-		{Path: PathParseError, Occurred: true, Handled: true},
-		{Path: PathToolNotFound, Occurred: true, Handled: true},
-		{Path: PathLLMRetry, Occurred: true, Handled: true},
+	want := []pathResult{
+		{FailurePathResult{Path: PathToolError, Listed: true}, ""},
+		{FailurePathResult{Path: PathParseError, Occurred: true, Handled: true}, ""},
+		{FailurePathResult{Path: PathToolNotFound, Occurred: true, Handled: true}, ""},
+		{FailurePathResult{Path: PathLLMRetry, Occurred: true, Handled: true}, ""},
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(FailurePathResult{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(pathResult{})); diff != "" {
 		t.Errorf("failure paths mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -321,7 +321,7 @@ expect:
 		}
 		// The exact trajectory includes the unknown-tool call, so this run fails.
 		want.Verdict = VerdictFail
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(FailurePathResult{})); diff != "" {
+		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("report mismatch (-want +got):\n%s", diff)
 		}
 	})
