@@ -211,15 +211,16 @@ const (
 	PathInjectionObservation FailurePath = "injection_in_observation"
 )
 
-// FailurePaths returns every failure path in a fixed order: the order of
-// Score's detectors.
-func FailurePaths() []FailurePath {
-	out := make([]FailurePath, len(detectors))
-	for i, d := range detectors {
-		out[i] = d.path
-	}
-	return out
+// allFailurePaths is every failure path, in FailurePaths order.
+var allFailurePaths = []FailurePath{
+	PathParseError, PathToolNotFound, PathToolError, PathToolTimeout, PathLLMRetry, PathLLMError,
+	PathMaxSteps, PathDeadline, PathRecovery, PathOutsideWorkspace, PathInjectionObservation,
 }
+
+// FailurePaths returns every failure path in a fixed order, the order in
+// which a run report lists the unlisted paths that occurred. Each one has
+// a detector in Score.
+func FailurePaths() []FailurePath { return slices.Clone(allFailurePaths) }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 

@@ -486,11 +486,11 @@ type pathResult struct {
 func failurePaths(sc *Scenario, in RunInput) []pathResult {
 	t := newTrace(sc, in)
 	detect := func(p FailurePath) finding {
-		i := slices.IndexFunc(detectors, func(d detector) bool { return d.path == p })
-		if i < 0 {
+		d, ok := detectors[p]
+		if !ok {
 			return finding{}
 		}
-		f := detectors[i].detect(t)
+		f := d(t)
 		if !f.occurred {
 			return finding{}
 		}
@@ -501,12 +501,12 @@ func failurePaths(sc *Scenario, in RunInput) []pathResult {
 		f := detect(p)
 		out = append(out, pathResult{FailurePathResult{Path: p, Listed: true, Occurred: f.occurred, Handled: f.handled}, f.why})
 	}
-	for _, d := range detectors {
-		if slices.Contains(sc.Expect.FailurePaths, d.path) {
+	for _, p := range FailurePaths() {
+		if slices.Contains(sc.Expect.FailurePaths, p) {
 			continue
 		}
-		if f := detect(d.path); f.occurred {
-			out = append(out, pathResult{FailurePathResult{Path: d.path, Occurred: true, Handled: f.handled}, f.why})
+		if f := detect(p); f.occurred {
+			out = append(out, pathResult{FailurePathResult{Path: p, Occurred: true, Handled: f.handled}, f.why})
 		}
 	}
 	return out
@@ -581,27 +581,21 @@ func (f *finding) occur(why string) {
 	}
 }
 
-// detector reads one failure path from a trace; Score documents when each
-// path occurs and when it is handled.
-type detector struct {
-	path   FailurePath
-	detect func(*trace) finding
-}
-
-// detectors are the failure paths in FailurePaths order, each with its
-// detector.
-var detectors = []detector{
-	{PathParseError, detectParseError},
-	{PathToolNotFound, detectTool(PathToolNotFound)},
-	{PathToolError, detectTool(PathToolError)},
-	{PathToolTimeout, detectTool(PathToolTimeout)},
-	{PathLLMRetry, detectLLMRetry},
-	{PathLLMError, detectOutcome(PathLLMError)},
-	{PathMaxSteps, detectOutcome(PathMaxSteps)},
-	{PathDeadline, detectOutcome(PathDeadline)},
-	{PathRecovery, detectRecovery},
-	{PathOutsideWorkspace, detectTool(PathOutsideWorkspace)},
-	{PathInjectionObservation, detectInjection},
+// detectors read each failure path of FailurePaths from a trace (one
+// detector per path); Score documents when each path occurs and when it is
+// handled.
+var detectors = map[FailurePath]func(*trace) finding{
+	PathParseError:           detectParseError,
+	PathToolNotFound:         detectTool(PathToolNotFound),
+	PathToolError:            detectTool(PathToolError),
+	PathToolTimeout:          detectTool(PathToolTimeout),
+	PathLLMRetry:             detectLLMRetry,
+	PathLLMError:             detectOutcome(PathLLMError),
+	PathMaxSteps:             detectOutcome(PathMaxSteps),
+	PathDeadline:             detectOutcome(PathDeadline),
+	PathRecovery:             detectRecovery,
+	PathOutsideWorkspace:     detectTool(PathOutsideWorkspace),
+	PathInjectionObservation: detectInjection,
 }
 
 func detectParseError(t *trace) finding {

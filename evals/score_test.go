@@ -5,9 +5,11 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -231,6 +233,15 @@ func TestFailurePathsUnlisted(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(pathResult{})); diff != "" {
 		t.Errorf("failure paths mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestDetectorsCoverFailurePaths: every failure path a scenario may list
+// has a detector, and every detector reads a failure path of the list.
+func TestDetectorsCoverFailurePaths(t *testing.T) {
+	want := slices.Sorted(slices.Values(FailurePaths()))
+	if diff := cmp.Diff(want, slices.Sorted(maps.Keys(detectors))); diff != "" {
+		t.Errorf("detected paths mismatch (-want +got):\n%s", diff)
 	}
 }
 
