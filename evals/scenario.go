@@ -140,6 +140,30 @@ type CallExpect struct {
 	Input *InputExpect `json:"input,omitempty"`
 }
 
+// String is the expected call as a check's reason spells it:
+// "tool(*)" for any input, else "tool(equals "x", contains "y", regex /z/,
+// json_subset {...})" with the set constraints.
+func (c CallExpect) String() string {
+	if c.Input == nil {
+		return c.Tool + "(*)"
+	}
+	var parts []string
+	if c.Input.Equals != nil {
+		parts = append(parts, "equals "+strconv.Quote(*c.Input.Equals))
+	}
+	if c.Input.Contains != nil {
+		parts = append(parts, "contains "+strconv.Quote(*c.Input.Contains))
+	}
+	if c.Input.Regex != nil {
+		parts = append(parts, "regex /"+c.Input.Regex.String()+"/")
+	}
+	if c.Input.JSONSubset != nil {
+		b, _ := json.Marshal(c.Input.JSONSubset)
+		parts = append(parts, "json_subset "+string(b))
+	}
+	return c.Tool + "(" + strings.Join(parts, ", ") + ")"
+}
+
 // InputExpect constrains a tool input; every set constraint must hold.
 type InputExpect struct {
 	// Equals is the whole input, compared after trimming white space.

@@ -224,29 +224,8 @@ func actualCalls(events []agent.Event) []call {
 	return out
 }
 
-func (c CallExpect) String() string {
-	if c.Input == nil {
-		return c.Tool + "(*)"
-	}
-	var parts []string
-	if c.Input.Equals != nil {
-		parts = append(parts, "equals "+strconv.Quote(*c.Input.Equals))
-	}
-	if c.Input.Contains != nil {
-		parts = append(parts, "contains "+strconv.Quote(*c.Input.Contains))
-	}
-	if c.Input.Regex != nil {
-		parts = append(parts, "regex /"+c.Input.Regex.String()+"/")
-	}
-	if c.Input.JSONSubset != nil {
-		b, _ := json.Marshal(c.Input.JSONSubset)
-		parts = append(parts, "json_subset "+string(b))
-	}
-	return c.Tool + "(" + strings.Join(parts, ", ") + ")"
-}
-
-// matches reports whether an actual call satisfies an expected one.
-func (c CallExpect) matches(a call) bool {
+// callMatches reports whether an actual call satisfies an expected one.
+func callMatches(c CallExpect, a call) bool {
 	if c.Tool != a.Tool {
 		return false
 	}
@@ -325,7 +304,7 @@ func matchTrajectory(t *TrajectoryExpect, got []call) string {
 				return fmt.Sprintf("call %d: want %s, got no call (%d calls in all)", i+1, want[i], len(got))
 			case i >= len(want):
 				return fmt.Sprintf("call %d: want no call (%d expected), got %s", i+1, len(want), got[i])
-			case !want[i].matches(got[i]):
+			case !callMatches(want[i], got[i]):
 				return fmt.Sprintf("call %d: want %s, got %s", i+1, want[i], got[i])
 			}
 		}
@@ -333,7 +312,7 @@ func matchTrajectory(t *TrajectoryExpect, got []call) string {
 	case ModeInOrder:
 		j := 0
 		for i, w := range want {
-			for j < len(got) && !w.matches(got[j]) {
+			for j < len(got) && !callMatches(w, got[j]) {
 				j++
 			}
 			if j == len(got) {
@@ -397,7 +376,7 @@ func maxMatching(want []CallExpect, got []call) []int {
 	adj := make([][]int, len(want))
 	for i, w := range want {
 		for j, g := range got {
-			if w.matches(g) {
+			if callMatches(w, g) {
 				adj[i] = append(adj[i], j)
 			}
 		}
