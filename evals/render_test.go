@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -49,7 +50,7 @@ func fixtureRuns() []RunReport {
 		}
 		if sc == "scale-window" {
 			r.Tags = append(r.Tags, "image")
-			r.FailurePaths = []FailurePathResult{{Path: PathToolNotFound, Listed: true, Occurred: true, Handled: v == VerdictPass}}
+			r.FailurePaths = []FailurePathResult{{Path: scenario.PathToolNotFound, Listed: true, Occurred: true, Handled: v == VerdictPass}}
 		}
 		switch v {
 		case VerdictFail:
@@ -81,7 +82,7 @@ func TestTableTotalsAgreeWithSummary(t *testing.T) {
 	runs := fixtureRuns()
 	for i := range runs {
 		if runs[i].Verdict == VerdictError {
-			runs[i].FailurePaths = []FailurePathResult{{Path: PathLLMError, Occurred: true}}
+			runs[i].FailurePaths = []FailurePathResult{{Path: scenario.PathLLMError, Occurred: true}}
 		}
 	}
 	r := NewReport(runs)

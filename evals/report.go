@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 // SchemaVersion is the version of the JSON report format.
@@ -43,7 +44,7 @@ type Check struct {
 // FailurePathResult is one failure path of a run.
 type FailurePathResult struct {
 	// Path is the failure path.
-	Path FailurePath `json:"path"`
+	Path scenario.FailurePath `json:"path"`
 	// Listed says the scenario expects the path; unlisted paths that
 	// occurred are informational.
 	Listed bool `json:"listed"`

@@ -26,6 +26,7 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 	"github.com/agenthub/agenthub/internal/secret"
@@ -113,7 +114,7 @@ type Runner struct {
 
 // Job is one run to do.
 type Job struct {
-	Scenario *Scenario
+	Scenario *scenario.Scenario
 	Prompt   string
 	Trial    int
 }
@@ -141,7 +142,7 @@ type Filter struct {
 // Plan expands the scenarios into jobs in a stable order (scenario id,
 // prompt, trial). In replay mode with Filter.Trials 0, the trials are the
 // recorded ones (at least trial 1, which reports a missing cassette).
-func (r *Runner) Plan(scenarios []*Scenario, f Filter) []Job {
+func (r *Runner) Plan(scenarios []*scenario.Scenario, f Filter) []Job {
 	var jobs []Job
 	for _, sc := range scenarios {
 		if !f.selectsScenario(sc.ID, sc.Tags) {
@@ -617,7 +618,7 @@ func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, r
 // variant that asks for the same reply protocol (a new variant of the text
 // protocol replays react-text's replies), so that a new prompt variant can
 // be recorded with --scripted before anyone writes replies for it.
-func scriptFor(sc *Scenario, prompt string) ([]scriptedmodel.Turn, error) {
+func scriptFor(sc *scenario.Scenario, prompt string) ([]scriptedmodel.Turn, error) {
 	if turns, ok := sc.Script[prompt]; ok {
 		return turns, nil
 	}
@@ -649,7 +650,7 @@ func scriptFor(sc *Scenario, prompt string) ([]scriptedmodel.Turn, error) {
 // folders are copied: a symlink (which could point out of the repository,
 // and which expect.files would follow) is an error, and no path component
 // can leave Root.
-func (r *Runner) copyWorkspace(sc *Scenario, dst string) error {
+func (r *Runner) copyWorkspace(sc *scenario.Scenario, dst string) error {
 	if sc.Workspace == "" {
 		return nil
 	}

@@ -7,13 +7,14 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 // ExampleRunner replays one recorded scenario of the bundled suite from Go
 // code and prints its verdict: what `agenthub eval --run '^scale-window$'
 // --prompt react-text` does.
 func ExampleRunner() {
-	scenarios, err := evals.LoadSuite("../fixtures/scenarios", agent.PromptVariants())
+	scenarios, err := scenario.LoadSuite("../fixtures/scenarios", agent.PromptVariants())
 	if err != nil {
 		fmt.Println(err)
 		return

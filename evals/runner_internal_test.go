@@ -7,12 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 )
 
 func TestScriptFor(t *testing.T) {
 	text := []scriptedmodel.Turn{{Reply: "Final Answer: t"}}
-	sc := &Scenario{File: "s.yaml", Script: map[string][]scriptedmodel.Turn{"react-text": text}}
+	sc := &scenario.Scenario{File: "s.yaml", Script: map[string][]scriptedmodel.Turn{"react-text": text}}
 	got, err := scriptFor(sc, "react-text")
 	require.NoError(t, err)
 	require.Equal(t, text, got)
@@ -38,7 +39,7 @@ func TestCopyWorkspaceStaysInRoot(t *testing.T) {
 	r := &Runner{Root: root}
 
 	dst := t.TempDir()
-	require.NoError(t, r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: "ws"}, dst))
+	require.NoError(t, r.copyWorkspace(&scenario.Scenario{File: "s.yaml", Workspace: "ws"}, dst))
 	got, err := os.ReadFile(filepath.Join(dst, "picture", "a.txt"))
 	require.NoError(t, err)
 	require.Equal(t, "a", string(got))
@@ -50,13 +51,13 @@ func TestCopyWorkspaceStaysInRoot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: tt.workspace}, t.TempDir())
+			err := r.copyWorkspace(&scenario.Scenario{File: "s.yaml", Workspace: tt.workspace}, t.TempDir())
 			require.ErrorContains(t, err, tt.want)
 			require.ErrorContains(t, err, "s.yaml: workspace "+tt.workspace)
 		})
 	}
 	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.jpg"), filepath.Join(root, "ws", "picture", "passwd.jpg")))
-	err = r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: "ws"}, t.TempDir())
+	err = r.copyWorkspace(&scenario.Scenario{File: "s.yaml", Workspace: "ws"}, t.TempDir())
 	require.ErrorContains(t, err, "picture/passwd.jpg is not a regular file or folder")
 }
 

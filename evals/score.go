@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/agent/tools"
+	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/parser"
 )
 
@@ -88,7 +89,7 @@ func RunID(scenario, prompt string, trial int) string {
 //
 // Paths that occurred but are not listed are reported with Listed false;
 // they do not affect the verdict.
-func Score(sc *Scenario, in RunInput) RunReport {
+func Score(sc *scenario.Scenario, in RunInput) RunReport {
 	r := RunReport{
 		ID:         RunID(sc.ID, in.Prompt, in.Trial),
 		Scenario:   sc.ID,
@@ -174,7 +175,7 @@ func check(name string, ok bool, format string, args ...any) Check {
 	return c
 }
 
-func answerChecks(a *AnswerExpect, answer string) []Check {
+func answerChecks(a *scenario.AnswerExpect, answer string) []Check {
 	var out []Check
 	for _, s := range a.Contains {
 		out = append(out, check("answer.contains", strings.Contains(answer, s), "answer %s does not contain %q", clip(answer), s))
@@ -225,7 +226,7 @@ func actualCalls(events []agent.Event) []call {
 }
 
 // callMatches reports whether an actual call satisfies an expected one.
-func callMatches(c CallExpect, a call) bool {
+func callMatches(c scenario.CallExpect, a call) bool {
 	if c.Tool != a.Tool {
 		return false
 	}
@@ -294,10 +295,10 @@ func jsonSubset(want, got any) bool {
 
 // matchTrajectory returns "" when the actual calls satisfy t, else the
 // reason naming the first divergent step.
-func matchTrajectory(t *TrajectoryExpect, got []call) string {
+func matchTrajectory(t *scenario.TrajectoryExpect, got []call) string {
 	want := t.Calls
 	switch t.Mode {
-	case ModeExact:
+	case scenario.ModeExact:
 		for i := 0; i < max(len(want), len(got)); i++ {
 			switch {
 			case i >= len(got):
@@ -309,7 +310,7 @@ func matchTrajectory(t *TrajectoryExpect, got []call) string {
 			}
 		}
 		return ""
-	case ModeInOrder:
+	case scenario.ModeInOrder:
 		j := 0
 		for i, w := range want {
 			for j < len(got) && !callMatches(w, got[j]) {
@@ -321,8 +322,8 @@ func matchTrajectory(t *TrajectoryExpect, got []call) string {
 			j++
 		}
 		return ""
-	case ModeUnordered, ModeContainsAll:
-		if t.Mode == ModeUnordered && len(want) != len(got) {
+	case scenario.ModeUnordered, scenario.ModeContainsAll:
+		if t.Mode == scenario.ModeUnordered && len(want) != len(got) {
 			return fmt.Sprintf("want %d calls in any order, got %d: %s", len(want), len(got), callList(got))
 		}
 		wantTo := maxMatching(want, got)
@@ -333,7 +334,7 @@ func matchTrajectory(t *TrajectoryExpect, got []call) string {
 			}
 		}
 		return ""
-	case ModeOnlyFrom:
+	case scenario.ModeOnlyFrom:
 		allowed := map[string]bool{}
 		for _, w := range want {
 			allowed[w.Tool] = true
@@ -372,7 +373,7 @@ func countMatched(to []int) int {
 // maxMatching pairs expected with actual calls by maximum bipartite
 // matching (Kuhn's augmenting paths, O(V·E)); the result maps each
 // expected index to its actual index, or -1.
-func maxMatching(want []CallExpect, got []call) []int {
+func maxMatching(want []scenario.CallExpect, got []call) []int {
 	adj := make([][]int, len(want))
 	for i, w := range want {
 		for j, g := range got {
@@ -416,7 +417,7 @@ func maxMatching(want []CallExpect, got []call) []int {
 
 // checkFile returns "" when the expected file is in the workspace with the
 // expected image properties, else the reason.
-func checkFile(workspace string, f FileExpect) string {
+func checkFile(workspace string, f scenario.FileExpect) string {
 	if workspace == "" {
 		return "no workspace directory to look in"
 	}
@@ -462,9 +463,9 @@ type pathResult struct {
 // failurePaths detects every failure path in the trace; listed paths come
 // first in the scenario's order, then the unlisted ones that occurred in
 // FailurePaths order.
-func failurePaths(sc *Scenario, in RunInput) []pathResult {
+func failurePaths(sc *scenario.Scenario, in RunInput) []pathResult {
 	t := newTrace(sc, in)
-	detect := func(p FailurePath) finding {
+	detect := func(p scenario.FailurePath) finding {
 		d, ok := detectors[p]
 		if !ok {
 			return finding{}
@@ -480,7 +481,7 @@ func failurePaths(sc *Scenario, in RunInput) []pathResult {
 		f := detect(p)
 		out = append(out, pathResult{FailurePathResult{Path: p, Listed: true, Occurred: f.occurred, Handled: f.handled}, f.why})
 	}
-	for _, p := range FailurePaths() {
+	for _, p := range scenario.FailurePaths() {
 		if slices.Contains(sc.Expect.FailurePaths, p) {
 			continue
 		}
@@ -493,7 +494,7 @@ func failurePaths(sc *Scenario, in RunInput) []pathResult {
 
 // trace is a run's trace indexed once for the failure-path detectors.
 type trace struct {
-	sc     *Scenario
+	sc     *scenario.Scenario
 	in     RunInput
 	events []agent.Event
 	byType map[agent.EventType][]int // indices into events, in order
@@ -504,7 +505,7 @@ type trace struct {
 	hasLLM     bool
 }
 
-func newTrace(sc *Scenario, in RunInput) *trace {
+func newTrace(sc *scenario.Scenario, in RunInput) *trace {
 	t := &trace{sc: sc, in: in, events: in.Events, byType: map[agent.EventType][]int{}}
 	for i, e := range in.Events {
 		t.byType[e.Type] = append(t.byType[e.Type], i)
@@ -563,18 +564,18 @@ func (f *finding) occur(why string) {
 // detectors read each failure path of FailurePaths from a trace (one
 // detector per path); Score documents when each path occurs and when it is
 // handled.
-var detectors = map[FailurePath]func(*trace) finding{
-	PathParseError:           detectParseError,
-	PathToolNotFound:         detectTool(PathToolNotFound),
-	PathToolError:            detectTool(PathToolError),
-	PathToolTimeout:          detectTool(PathToolTimeout),
-	PathLLMRetry:             detectLLMRetry,
-	PathLLMError:             detectOutcome(PathLLMError),
-	PathMaxSteps:             detectOutcome(PathMaxSteps),
-	PathDeadline:             detectOutcome(PathDeadline),
-	PathRecovery:             detectRecovery,
-	PathOutsideWorkspace:     detectTool(PathOutsideWorkspace),
-	PathInjectionObservation: detectInjection,
+var detectors = map[scenario.FailurePath]func(*trace) finding{
+	scenario.PathParseError:           detectParseError,
+	scenario.PathToolNotFound:         detectTool(scenario.PathToolNotFound),
+	scenario.PathToolError:            detectTool(scenario.PathToolError),
+	scenario.PathToolTimeout:          detectTool(scenario.PathToolTimeout),
+	scenario.PathLLMRetry:             detectLLMRetry,
+	scenario.PathLLMError:             detectOutcome(scenario.PathLLMError),
+	scenario.PathMaxSteps:             detectOutcome(scenario.PathMaxSteps),
+	scenario.PathDeadline:             detectOutcome(scenario.PathDeadline),
+	scenario.PathRecovery:             detectRecovery,
+	scenario.PathOutsideWorkspace:     detectTool(scenario.PathOutsideWorkspace),
+	scenario.PathInjectionObservation: detectInjection,
 }
 
 func detectParseError(t *trace) finding {
@@ -587,7 +588,7 @@ func detectParseError(t *trace) finding {
 	return f
 }
 
-func detectTool(p FailurePath) func(*trace) finding {
+func detectTool(p scenario.FailurePath) func(*trace) finding {
 	return func(t *trace) finding {
 		var f finding
 		for _, i := range t.of(agent.EventToolResult) {
@@ -617,7 +618,7 @@ func detectLLMRetry(t *trace) finding {
 	return f
 }
 
-func detectOutcome(p FailurePath) func(*trace) finding {
+func detectOutcome(p scenario.FailurePath) func(*trace) finding {
 	return func(t *trace) finding {
 		var f finding
 		outcome := t.in.Result.Outcome
@@ -627,7 +628,7 @@ func detectOutcome(p FailurePath) func(*trace) finding {
 		why := ""
 		if t.done == nil || t.done.Outcome != outcome {
 			why = "no done event reports outcome " + string(p)
-		} else if p == PathMaxSteps && t.sc.MaxSteps > 0 && t.in.Result.ModelCalls > t.sc.MaxSteps {
+		} else if p == scenario.PathMaxSteps && t.sc.MaxSteps > 0 && t.in.Result.ModelCalls > t.sc.MaxSteps {
 			why = fmt.Sprintf("%d model calls exceed max_steps %d", t.in.Result.ModelCalls, t.sc.MaxSteps)
 		}
 		f.occur(why)
@@ -668,16 +669,16 @@ func detectInjection(t *trace) finding {
 
 // toolPathOf reports whether a tool_result event is an instance of the
 // tool failure path p.
-func toolPathOf(e agent.Event, p FailurePath) bool {
+func toolPathOf(e agent.Event, p scenario.FailurePath) bool {
 	code := tools.Code(e.Code)
 	switch p {
-	case PathToolNotFound:
+	case scenario.PathToolNotFound:
 		return code == tools.CodeToolNotFound
-	case PathToolTimeout:
+	case scenario.PathToolTimeout:
 		return code == tools.CodeToolTimeout
-	case PathOutsideWorkspace:
+	case scenario.PathOutsideWorkspace:
 		return code == tools.CodePathOutsideWorkspace
-	case PathToolError:
+	case scenario.PathToolError:
 		switch code {
 		case tools.CodeToolNotFound, tools.CodeToolTimeout, tools.CodePathOutsideWorkspace:
 			return false

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/internal/atomicfile"
 )
 
@@ -43,9 +44,9 @@ func (s *selection) register(fs *flag.FlagSet) {
 const maxTrials = 1000
 
 // load reads the suite and builds the runner and filter.
-func (s *selection) load(cmd string) ([]*evals.Scenario, *evals.Runner, evals.Filter, error) {
+func (s *selection) load(cmd string) ([]*scenario.Scenario, *evals.Runner, evals.Filter, error) {
 	var f evals.Filter
-	suite, err := evals.LoadSuite(inRoot(s.root, s.scenarios), agent.PromptVariants())
+	suite, err := scenario.LoadSuite(inRoot(s.root, s.scenarios), agent.PromptVariants())
 	if err != nil {
 		return nil, nil, f, suiteError(cmd, s.root, s.scenarios, err)
 	}

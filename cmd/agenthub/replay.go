@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 func runReplay(ctx context.Context, e *env, args []string) error {
@@ -32,11 +33,11 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if err != nil || trial < 1 {
 		return usageErrorf("replay: %s: the last folder must be a trial number, got %q", dir, trialStr)
 	}
-	suite, err := evals.LoadSuite(inRoot(*root, *scenarios), agent.PromptVariants())
+	suite, err := scenario.LoadSuite(inRoot(*root, *scenarios), agent.PromptVariants())
 	if err != nil {
 		return suiteError("replay", *root, *scenarios, err)
 	}
-	var sc *evals.Scenario
+	var sc *scenario.Scenario
 	for _, s := range suite {
 		if s.ID == id {
 			sc = s

@@ -1,12 +1,16 @@
-// Package evals scores agent runs against scenario files and renders the
-// results: scenario specs (LoadSuite), per-run scoring (Score), aggregates
-// (NewReport), renderers (Render), baselines (Compare), shard merging
-// (Merge) and shard selection (InShard).
+// Package scenario owns the scenario file format: the Scenario type and
+// its expectations, the strict YAML decoder behind Parse and LoadSuite
+// (every problem reported as "file:line: message", unknown keys
+// included), the failure-path names a scenario may expect (FailurePaths),
+// and ParseScript, the script reader of `agenthub serve-scripted`. What a
+// script turn may say is internal/scriptedmodel's rule and what image
+// fault can be injected internal/imageservice's; prompt variants, outcomes
+// and tool names come from agent and agent/tools. The format is described
+// field by field in fixtures/scenarios/README.md.
 //
-// The runner replays a scenario's cassettes, runs the agent and hands each
-// run to Score as a RunInput; NewReport turns the RunReports into the
-// canonical Report.
-package evals
+// It judges nothing: evals.Score decides when a failure path occurred and
+// was handled, and evals.Runner applies the defaults of unset fields.
+package scenario
 
 import (
 	"bytes"
@@ -204,11 +208,12 @@ type FileExpect struct {
 	Format string `json:"format,omitempty"`
 }
 
-// FailurePath names a failure path of the agent contract. Score documents
-// when each one counts as occurred and as handled.
+// FailurePath names a failure path of the agent contract. evals.Score
+// documents when each one counts as occurred and as handled.
 type FailurePath string
 
-// The failure paths; Score documents when each occurred and was handled.
+// The failure paths; evals.Score documents when each occurred and was
+// handled.
 const (
 	// PathParseError: a reply the parser rejected.
 	PathParseError FailurePath = "parse_error"
@@ -243,7 +248,7 @@ var allFailurePaths = []FailurePath{
 
 // FailurePaths returns every failure path in a fixed order, the order in
 // which a run report lists the unlisted paths that occurred. Each one has
-// a detector in Score.
+// a detector in evals.Score.
 func FailurePaths() []FailurePath { return slices.Clone(allFailurePaths) }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -252,11 +257,11 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // and 255 bytes is the longest file name of the common file systems.
 const maxIDBytes = 255
 
-// ParseScenario validates the scenario in data; file names it in errors.
+// Parse validates the scenario in data; file names it in errors.
 // prompts are the valid prompt variant names (nil: agent.PromptVariants()).
 // Every problem found is reported, each as "file:line: message", joined
 // with errors.Join.
-func ParseScenario(file string, data []byte, prompts []string) (*Scenario, error) {
+func Parse(file string, data []byte, prompts []string) (*Scenario, error) {
 	if prompts == nil {
 		prompts = agent.PromptVariants()
 	}
@@ -358,11 +363,10 @@ func uniqueIDs(files []suiteFile) ([]*Scenario, []error) {
 
 // ParseScript reads the scripted model's turns as `agenthub
 // serve-scripted --script file` does: data is a YAML list of turns
-// (scriptedmodel.ParseScript), or a scenario file, validated as
-// ParseScenario does with agent.PromptVariants(), whose script for
-// variant it returns (variant may be empty when the scenario scripts one
-// variant only). file names the data in errors, which are "file:line:
-// message" lines.
+// (scriptedmodel.ParseScript), or a scenario file, validated as Parse
+// does with agent.PromptVariants(), whose script for variant it returns
+// (variant may be empty when the scenario scripts one variant only). file
+// names the data in errors, which are "file:line: message" lines.
 func ParseScript(file string, data []byte, variant string) ([]scriptedmodel.Turn, error) {
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
@@ -378,7 +382,7 @@ func ParseScript(file string, data []byte, variant string) ([]scriptedmodel.Turn
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	sc, err := ParseScenario(file, data, nil)
+	sc, err := Parse(file, data, nil)
 	if err != nil {
 		return nil, err
 	}
