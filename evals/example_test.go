@@ -5,6 +5,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
 	"github.com/agenthub/agenthub/evals/scenario"
 )
 
@@ -35,20 +36,10 @@ expect:
 			{Type: agent.EventDone, Step: 2, Outcome: agent.OutcomeFinalAnswer},
 		},
 	})
-	report := evals.NewReport([]evals.RunReport{run})
+	rep := report.New([]report.Run{run})
 	fmt.Println(run.ID, run.Verdict, len(run.Checks), "checks")
-	fmt.Println(report.Summary.Pass, "of", report.Summary.Total, "passed")
+	fmt.Println(rep.Summary.Pass, "of", rep.Summary.Total, "passed")
 	// Output:
 	// echo-hello/react-text/1 pass 3 checks
 	// 1 of 1 passed
-}
-
-func ExampleInShard() {
-	i, n, err := evals.ParseShard("2/3")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(evals.InShard("a", i, n))
-	// Output: true
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/evals/report"
 	"github.com/agenthub/agenthub/evals/scenario"
 )
 
@@ -130,7 +131,7 @@ func TestRecordNeverLosesData(t *testing.T) {
 			sc, err := scenario.Parse("live.yaml", []byte(providerScenario), agent.PromptVariants())
 			require.NoError(t, err)
 			dir := t.TempDir()
-			record := func(base string) evals.RunReport {
+			record := func(base string) report.Run {
 				r := &evals.Runner{Root: dir, CassetteDir: dir, Record: &evals.RecordConfig{
 					Provider: evals.Provider{BaseURL: base, Model: "m"}}}
 				runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
@@ -138,7 +139,7 @@ func TestRecordNeverLosesData(t *testing.T) {
 				return runs[0]
 			}
 			first := record(good.URL + "/v1")
-			require.Equal(t, evals.VerdictPass, first.Verdict, first.Error)
+			require.Equal(t, report.VerdictPass, first.Verdict, first.Error)
 			before := tree(t, dir)
 			require.Contains(t, before, filepath.Join("live", "react-text", "1", replay.LLMCassette))
 
@@ -149,7 +150,7 @@ func TestRecordNeverLosesData(t *testing.T) {
 				base = bad.URL + "/v1"
 			}
 			got := record(base)
-			require.Equal(t, evals.VerdictError, got.Verdict)
+			require.Equal(t, report.VerdictError, got.Verdict)
 			require.True(t, got.NotRecorded, got.Error)
 			require.Contains(t, got.Error, tt.want)
 			if d := cmp.Diff(before, tree(t, dir)); d != "" {

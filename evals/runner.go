@@ -26,6 +26,7 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/evals/report"
 	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
@@ -179,7 +180,7 @@ func (f Filter) selectsScenario(id string, tags []string) bool {
 }
 
 func (f Filter) selectsRun(id string) bool {
-	if f.ShardCount > 0 && !InShard(id, f.ShardIndex, f.ShardCount) {
+	if f.ShardCount > 0 && !report.InShard(id, f.ShardIndex, f.ShardCount) {
 		return false
 	}
 	return f.Only == nil || f.Only[id]
@@ -189,7 +190,7 @@ func (f Filter) selectsRun(id string) bool {
 // scenario, prompt, tags and id), whether or not the run still exists in
 // the suite: a baseline is cut to the same selection as the current eval,
 // so that a deleted scenario inside the selection still shows as missing.
-func (f Filter) Selects(r RunReport) bool {
+func (f Filter) Selects(r report.Run) bool {
 	if !f.selectsScenario(r.Scenario, r.Tags) || (f.Prompt != "" && r.Prompt != f.Prompt) {
 		return false
 	}
@@ -283,14 +284,14 @@ func (r *Runner) roots() (*os.Root, *os.Root, error) {
 	return r.root, r.cassettes, r.casErr
 }
 
-// Run runs the jobs in a pool of Jobs workers and returns one RunReport
+// Run runs the jobs in a pool of Jobs workers and returns one report.Run
 // per job, sorted by run id whatever the concurrency.
-func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
+func (r *Runner) Run(ctx context.Context, jobs []Job) []report.Run {
 	n := r.Jobs
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	out := make([]RunReport, len(jobs))
+	out := make([]report.Run, len(jobs))
 	var (
 		mu        sync.Mutex
 		done, bad int
@@ -305,7 +306,7 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
 				out[i] = r.RunJob(ctx, jobs[i])
 				mu.Lock()
 				done++
-				if out[i].Verdict != VerdictPass {
+				if out[i].Verdict != report.VerdictPass {
 					bad++
 				}
 				if r.Progress != nil {
@@ -335,8 +336,8 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
 // agent, score — and returns its report. Harness failures (a stale or
 // missing cassette, a replay miss, unused interactions, a recording that is
 // not complete) give the verdict error; a recording refused as incomplete
-// is also marked RunReport.NotRecorded.
-func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
+// is also marked report.Run.NotRecorded.
+func (r *Runner) RunJob(ctx context.Context, j Job) report.Run {
 	var in RunInput
 	ws, err := os.MkdirTemp("", "agenthub-ws-")
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
 	"github.com/agenthub/agenthub/evals/scenario"
 )
 
@@ -21,7 +22,7 @@ func ExampleRunner() {
 	}
 	r := &evals.Runner{Root: "..", CassetteDir: "../cassettes"}
 	jobs := r.Plan(scenarios, evals.Filter{Run: regexp.MustCompile(`^scale-window$`), Prompt: "react-text"})
-	rep := evals.NewReport(r.Run(context.Background(), jobs))
+	rep := report.New(r.Run(context.Background(), jobs))
 	for _, run := range rep.Runs {
 		fmt.Println(run.ID, run.Verdict, run.Outcome, run.ModelCalls, "model calls")
 	}

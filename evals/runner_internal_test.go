@@ -61,33 +61,6 @@ func TestCopyWorkspaceStaysInRoot(t *testing.T) {
 	require.ErrorContains(t, err, "picture/passwd.jpg is not a regular file or folder")
 }
 
-func TestMergeChecksShards(t *testing.T) {
-	shard := func(i, n int) Report { return Report{Schema: SchemaVersion, Shard: &ShardInfo{Index: i, Count: n}} }
-	tests := []struct {
-		name    string
-		reports []Report
-		want    string
-	}{
-		{"all shards", []Report{shard(2, 3), shard(1, 3), shard(3, 3)}, ""},
-		{"one of one", []Report{shard(1, 1)}, ""},
-		{"missing", []Report{shard(1, 3), shard(2, 3)}, "merge reports: missing shards 3/3"},
-		{"twice", []Report{shard(1, 2), shard(1, 2)}, "merge reports: shard 1/2 given twice"},
-		{"mixed counts", []Report{shard(1, 2), shard(2, 3)}, "merge reports: report 2 is shard 2/3, the others are of 2"},
-		{"mixed kinds", []Report{shard(1, 2), {Schema: SchemaVersion}}, "merge reports: report 2 is not a shard but others are"},
-		{"no shards", []Report{{Schema: SchemaVersion}, {Schema: SchemaVersion}}, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Merge(tt.reports...)
-			if tt.want == "" {
-				require.NoError(t, err)
-			} else {
-				require.EqualError(t, err, tt.want)
-			}
-		})
-	}
-}
-
 func TestSameText(t *testing.T) {
 	require.True(t, sameText("BUILD SUCCEEDED", "build succeeded."))
 	require.True(t, sameText("  HACKED  ", "「HACKED」"))

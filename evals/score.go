@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/agent/tools"
+	"github.com/agenthub/agenthub/evals/report"
 	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/parser"
 )
@@ -36,7 +37,7 @@ type RunInput struct {
 	// paths are resolved against it.
 	Workspace string
 	// HarnessErr is set when the run could not be judged (stale cassette,
-	// replay miss, unreadable file); the verdict is then VerdictError and
+	// replay miss, unreadable file); the verdict is then report.VerdictError and
 	// no check runs.
 	HarnessErr error
 	// RecordedModelMS and RecordedToolMS are the model and tool latency
@@ -51,9 +52,10 @@ func RunID(scenario, prompt string, trial int) string {
 	return scenario + "/" + prompt + "/" + strconv.Itoa(trial)
 }
 
-// Score judges one run against its scenario. Every expectation is a named
-// Check; the verdict is VerdictPass when all checks hold, VerdictFail
-// otherwise, and VerdictError when in.HarnessErr is set (then no check runs).
+// Score judges one run against its scenario and returns its report.Run.
+// Every expectation is a named report.Check; the verdict is
+// report.VerdictPass when all checks hold, report.VerdictFail otherwise,
+// and report.VerdictError when in.HarnessErr is set (then no check runs).
 //
 // Failure paths are read from the trace (in.Events). Each one occurs and is
 // handled as follows; a listed path passes only when it occurred and every
@@ -89,8 +91,8 @@ func RunID(scenario, prompt string, trial int) string {
 //
 // Paths that occurred but are not listed are reported with Listed false;
 // they do not affect the verdict.
-func Score(sc *scenario.Scenario, in RunInput) RunReport {
-	r := RunReport{
+func Score(sc *scenario.Scenario, in RunInput) report.Run {
+	r := report.Run{
 		ID:         RunID(sc.ID, in.Prompt, in.Trial),
 		Scenario:   sc.ID,
 		Prompt:     in.Prompt,
@@ -98,10 +100,10 @@ func Score(sc *scenario.Scenario, in RunInput) RunReport {
 		Tags:       slices.Clone(sc.Tags),
 		Outcome:    in.Result.Outcome,
 		ModelCalls: in.Result.ModelCalls,
-		Tokens:     Tokens{Prompt: in.Result.Usage.PromptTokens, Completion: in.Result.Usage.CompletionTokens},
-		RecordedMS: Latency{Model: in.RecordedModelMS, Tool: in.RecordedToolMS},
+		Tokens:     report.Tokens{Prompt: in.Result.Usage.PromptTokens, Completion: in.Result.Usage.CompletionTokens},
+		RecordedMS: report.Latency{Model: in.RecordedModelMS, Tool: in.RecordedToolMS},
 		ReplayMS:   in.ReplayMS,
-		Checks:     []Check{},
+		Checks:     []report.Check{},
 	}
 	if sc.Expect.Steps != nil {
 		r.ReferenceSteps = sc.Expect.Steps.Reference
@@ -115,12 +117,12 @@ func Score(sc *scenario.Scenario, in RunInput) RunReport {
 		}
 	}
 	paths := failurePaths(sc, in)
-	r.FailurePaths = make([]FailurePathResult, len(paths))
+	r.FailurePaths = make([]report.FailurePathResult, len(paths))
 	for i, p := range paths {
 		r.FailurePaths[i] = p.FailurePathResult
 	}
 	if in.HarnessErr != nil {
-		r.Verdict = VerdictError
+		r.Verdict = report.VerdictError
 		r.Error = in.HarnessErr.Error()
 		return r
 	}
@@ -132,7 +134,7 @@ func Score(sc *scenario.Scenario, in RunInput) RunReport {
 	}
 	if x.Trajectory != nil {
 		reason := matchTrajectory(x.Trajectory, actualCalls(in.Events))
-		r.Checks = append(r.Checks, Check{Name: "trajectory", OK: reason == "", Reason: reason})
+		r.Checks = append(r.Checks, report.Check{Name: "trajectory", OK: reason == "", Reason: reason})
 	}
 	if s := x.Steps; s != nil {
 		got := in.Result.ModelCalls
@@ -145,11 +147,11 @@ func Score(sc *scenario.Scenario, in RunInput) RunReport {
 	}
 	for _, f := range x.Files {
 		reason := checkFile(in.Workspace, f)
-		r.Checks = append(r.Checks, Check{Name: "file " + f.Path, OK: reason == "", Reason: reason})
+		r.Checks = append(r.Checks, report.Check{Name: "file " + f.Path, OK: reason == "", Reason: reason})
 	}
 	for _, p := range x.FailurePaths {
 		f := paths[slices.IndexFunc(paths, func(f pathResult) bool { return f.Path == p })]
-		c := Check{Name: "failure_path " + string(p), OK: f.Occurred && f.Handled}
+		c := report.Check{Name: "failure_path " + string(p), OK: f.Occurred && f.Handled}
 		switch {
 		case !f.Occurred:
 			c.Reason = "did not occur in the trace"
@@ -158,25 +160,25 @@ func Score(sc *scenario.Scenario, in RunInput) RunReport {
 		}
 		r.Checks = append(r.Checks, c)
 	}
-	r.Verdict = VerdictPass
+	r.Verdict = report.VerdictPass
 	for _, c := range r.Checks {
 		if !c.OK {
-			r.Verdict = VerdictFail
+			r.Verdict = report.VerdictFail
 		}
 	}
 	return r
 }
 
-func check(name string, ok bool, format string, args ...any) Check {
-	c := Check{Name: name, OK: ok}
+func check(name string, ok bool, format string, args ...any) report.Check {
+	c := report.Check{Name: name, OK: ok}
 	if !ok {
 		c.Reason = fmt.Sprintf(format, args...)
 	}
 	return c
 }
 
-func answerChecks(a *scenario.AnswerExpect, answer string) []Check {
-	var out []Check
+func answerChecks(a *scenario.AnswerExpect, answer string) []report.Check {
+	var out []report.Check
 	for _, s := range a.Contains {
 		out = append(out, check("answer.contains", strings.Contains(answer, s), "answer %s does not contain %q", clip(answer), s))
 	}
@@ -456,13 +458,13 @@ func checkFile(workspace string, f scenario.FileExpect) string {
 // pathResult is a failure path of a run and, when it was not handled,
 // why: the reason its check gives.
 type pathResult struct {
-	FailurePathResult
+	report.FailurePathResult
 	why string
 }
 
 // failurePaths detects every failure path in the trace; listed paths come
 // first in the scenario's order, then the unlisted ones that occurred in
-// FailurePaths order.
+// scenario.FailurePaths order.
 func failurePaths(sc *scenario.Scenario, in RunInput) []pathResult {
 	t := newTrace(sc, in)
 	detect := func(p scenario.FailurePath) finding {
@@ -479,14 +481,14 @@ func failurePaths(sc *scenario.Scenario, in RunInput) []pathResult {
 	var out []pathResult
 	for _, p := range sc.Expect.FailurePaths {
 		f := detect(p)
-		out = append(out, pathResult{FailurePathResult{Path: p, Listed: true, Occurred: f.occurred, Handled: f.handled}, f.why})
+		out = append(out, pathResult{report.FailurePathResult{Path: p, Listed: true, Occurred: f.occurred, Handled: f.handled}, f.why})
 	}
 	for _, p := range scenario.FailurePaths() {
 		if slices.Contains(sc.Expect.FailurePaths, p) {
 			continue
 		}
 		if f := detect(p); f.occurred {
-			out = append(out, pathResult{FailurePathResult{Path: p, Occurred: true, Handled: f.handled}, f.why})
+			out = append(out, pathResult{report.FailurePathResult{Path: p, Occurred: true, Handled: f.handled}, f.why})
 		}
 	}
 	return out
@@ -561,9 +563,9 @@ func (f *finding) occur(why string) {
 	}
 }
 
-// detectors read each failure path of FailurePaths from a trace (one
-// detector per path); Score documents when each path occurs and when it is
-// handled.
+// detectors read each failure path of scenario.FailurePaths from a trace
+// (one detector per path); Score documents when each path occurs and when
+// it is handled.
 var detectors = map[scenario.FailurePath]func(*trace) finding{
 	scenario.PathParseError:           detectParseError,
 	scenario.PathToolNotFound:         detectTool(scenario.PathToolNotFound),

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/agent/llm"
+	"github.com/agenthub/agenthub/evals/report"
 	"github.com/agenthub/agenthub/evals/scenario"
 )
 
@@ -231,10 +232,10 @@ func TestFailurePathsUnlisted(t *testing.T) {
 	}
 	got := failurePaths(sc, RunInput{Result: agent.Result{Outcome: agent.OutcomeFinalAnswer}, Events: ev})
 	want := []pathResult{
-		{FailurePathResult{Path: scenario.PathToolError, Listed: true}, ""},
-		{FailurePathResult{Path: scenario.PathParseError, Occurred: true, Handled: true}, ""},
-		{FailurePathResult{Path: scenario.PathToolNotFound, Occurred: true, Handled: true}, ""},
-		{FailurePathResult{Path: scenario.PathLLMRetry, Occurred: true, Handled: true}, ""},
+		{report.FailurePathResult{Path: scenario.PathToolError, Listed: true}, ""},
+		{report.FailurePathResult{Path: scenario.PathParseError, Occurred: true, Handled: true}, ""},
+		{report.FailurePathResult{Path: scenario.PathToolNotFound, Occurred: true, Handled: true}, ""},
+		{report.FailurePathResult{Path: scenario.PathLLMRetry, Occurred: true, Handled: true}, ""},
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(pathResult{})); diff != "" {
 		t.Errorf("failure paths mismatch (-want +got):\n%s", diff)
@@ -324,19 +325,19 @@ expect:
 	}
 	t.Run("exact trajectory counts the unknown-tool call", func(t *testing.T) {
 		got := Score(sc, good)
-		want := RunReport{
+		want := report.Run{
 			ID: "scale/react-json/2", Scenario: "scale", Prompt: "react-json", Trial: 2, Tags: []string{"image"},
-			Verdict: VerdictPass, Outcome: agent.OutcomeFinalAnswer, ModelCalls: 3, ToolCalls: 2, ReferenceSteps: 2,
-			FailurePaths: []FailurePathResult{{Path: scenario.PathToolNotFound, Listed: true, Occurred: true, Handled: true}},
-			Checks: []Check{{Name: "outcome", OK: true}, {Name: "answer.contains", OK: true}, {Name: "answer.contains", OK: true},
+			Verdict: report.VerdictPass, Outcome: agent.OutcomeFinalAnswer, ModelCalls: 3, ToolCalls: 2, ReferenceSteps: 2,
+			FailurePaths: []report.FailurePathResult{{Path: scenario.PathToolNotFound, Listed: true, Occurred: true, Handled: true}},
+			Checks: []report.Check{{Name: "outcome", OK: true}, {Name: "answer.contains", OK: true}, {Name: "answer.contains", OK: true},
 				{Name: "answer.not_contains", OK: true}, {Name: "answer.regex", OK: true}, {Name: "answer.equals", OK: true},
 				{Name: "trajectory", OK: false, Reason: `call 1: want image_scaling(json_subset {"width":256}), got nope("")`},
 				{Name: "steps.max", OK: true}, {Name: "steps.min", OK: true}, {Name: "file out.png", OK: true},
 				{Name: "failure_path tool_not_found", OK: true}},
-			Tokens: Tokens{Prompt: 300, Completion: 30}, RecordedMS: Latency{Model: 900, Tool: 40}, ReplayMS: 2,
+			Tokens: report.Tokens{Prompt: 300, Completion: 30}, RecordedMS: report.Latency{Model: 900, Tool: 40}, ReplayMS: 2,
 		}
 		// The exact trajectory includes the unknown-tool call, so this run fails.
-		want.Verdict = VerdictFail
+		want.Verdict = report.VerdictFail
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("report mismatch (-want +got):\n%s", diff)
 		}
@@ -345,14 +346,14 @@ expect:
 		sc2 := *sc
 		sc2.Expect.Trajectory = &scenario.TrajectoryExpect{Mode: scenario.ModeContainsAll, Calls: sc.Expect.Trajectory.Calls}
 		got := Score(&sc2, good)
-		require.Equal(t, VerdictPass, got.Verdict, "%+v", got.Checks)
+		require.Equal(t, report.VerdictPass, got.Verdict, "%+v", got.Checks)
 	})
 	t.Run("fail reasons", func(t *testing.T) {
 		in := good
 		in.Result.Outcome, in.Result.Answer, in.Result.ModelCalls = agent.OutcomeGiveUp, "fail", 4
 		in.Workspace = t.TempDir()
 		got := Score(sc, in)
-		require.Equal(t, VerdictFail, got.Verdict)
+		require.Equal(t, report.VerdictFail, got.Verdict)
 		var reasons []string
 		for _, c := range got.Checks {
 			if !c.OK {
@@ -378,7 +379,7 @@ expect:
 		in := good
 		in.HarnessErr = errors.New("replay: interaction 3 not found")
 		got := Score(sc, in)
-		require.Equal(t, VerdictError, got.Verdict)
+		require.Equal(t, report.VerdictError, got.Verdict)
 		require.Equal(t, "replay: interaction 3 not found", got.Error)
 		require.Empty(t, got.Checks)
 	})
@@ -387,7 +388,7 @@ expect:
 		in.Events = []agent.Event{llmCall(1, 1, "", false), {Type: agent.EventToolCall, Step: 1, Tool: "image_scaling", Input: `{"width":256}`}, done("final_answer")}
 		got := Score(sc, in)
 		last := got.Checks[len(got.Checks)-1]
-		require.Equal(t, Check{Name: "failure_path tool_not_found", Reason: "did not occur in the trace"}, last)
+		require.Equal(t, report.Check{Name: "failure_path tool_not_found", Reason: "did not occur in the trace"}, last)
 	})
 }
 

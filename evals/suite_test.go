@@ -13,6 +13,7 @@ import (
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/evals/report"
 	"github.com/agenthub/agenthub/evals/scenario"
 )
 
@@ -34,7 +35,7 @@ func TestBundledSuite(t *testing.T) {
 		t.Run(j.ID(), func(t *testing.T) {
 			t.Parallel()
 			rep := r.RunJob(context.Background(), j)
-			if rep.Verdict != evals.VerdictPass {
+			if rep.Verdict != report.VerdictPass {
 				var why []string
 				for _, c := range rep.Checks {
 					if !c.OK {
@@ -77,7 +78,7 @@ func recordInline(t *testing.T, src string) (*scenario.Scenario, *evals.Runner) 
 	rec := &evals.Runner{Root: dir, CassetteDir: dir, Record: &evals.RecordConfig{Mode: replay.ModeRecord, Provider: evals.Provider{Scripted: true}}}
 	runs := rec.Run(context.Background(), rec.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 	require.Len(t, runs, 1)
-	require.Equal(t, evals.VerdictPass, runs[0].Verdict, "recording: %s", runs[0].Error)
+	require.Equal(t, report.VerdictPass, runs[0].Verdict, "recording: %s", runs[0].Error)
 	return sc, &evals.Runner{Root: dir, CassetteDir: dir}
 }
 
@@ -85,7 +86,7 @@ func TestRunnerReplaysWhatItRecorded(t *testing.T) {
 	sc, r := recordInline(t, inlineScenario)
 	runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 	require.Len(t, runs, 1)
-	require.Equal(t, evals.VerdictPass, runs[0].Verdict, runs[0].Error)
+	require.Equal(t, report.VerdictPass, runs[0].Verdict, runs[0].Error)
 	require.Equal(t, "inline/react-text/1", runs[0].ID)
 	require.Equal(t, 2, runs[0].ModelCalls)
 }
@@ -159,7 +160,7 @@ func TestRunnerHarnessErrors(t *testing.T) {
 				trial = tt.trial
 			}
 			rep := r.RunJob(context.Background(), evals.Job{Scenario: sc, Prompt: "react-text", Trial: trial})
-			require.Equal(t, evals.VerdictError, rep.Verdict)
+			require.Equal(t, report.VerdictError, rep.Verdict)
 			for _, w := range tt.want {
 				require.Contains(t, rep.Error, w)
 			}
@@ -224,7 +225,7 @@ func BenchmarkEvalSuite(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		runs := r.Run(context.Background(), jobs)
-		if rep := evals.NewReport(runs); rep.Summary.Pass != len(jobs) {
+		if rep := report.New(runs); rep.Summary.Pass != len(jobs) {
 			b.Fatalf("%d of %d runs passed", rep.Summary.Pass, len(jobs))
 		}
 	}

@@ -190,7 +190,7 @@ type StepsExpect struct {
 	// Min is the fewest model calls allowed (0: no bound).
 	Min int `json:"min,omitempty"`
 	// Reference is the optimal number of model calls, for step efficiency
-	// (Group.StepEfficiency: reference / max(actual, reference) for a
+	// (report.Group.StepEfficiency: reference / max(actual, reference) for a
 	// pass, 0 for a fail); not a check.
 	Reference int `json:"reference,omitempty"`
 }

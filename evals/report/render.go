@@ -1,4 +1,4 @@
-package evals
+package report
 
 import (
 	"encoding/xml"
@@ -110,7 +110,7 @@ func summaryRow(label string, g Group) []string {
 
 // runRow is a run's row of the run table. The failure paths of a run the
 // harness could not judge are "-": they count in no group (see Group).
-func runRow(r RunReport) []string {
+func runRow(r Run) []string {
 	paths := "-"
 	if r.Verdict != VerdictError {
 		h, e := r.failurePathCounts()
@@ -127,8 +127,8 @@ func runRow(r RunReport) []string {
 
 func promptNames(r Report) []string { return slices.Sorted(maps.Keys(r.Summary.ByPrompt)) }
 
-func runsOfPrompt(r Report, p string) []RunReport {
-	var out []RunReport
+func runsOfPrompt(r Report, p string) []Run {
+	var out []Run
 	for _, run := range r.Runs {
 		if run.Prompt == p {
 			out = append(out, run)

@@ -1,4 +1,4 @@
-package evals
+package report
 
 import (
 	"fmt"
@@ -88,12 +88,12 @@ func (d Diff) Regressed() bool {
 // Replay wall time is never compared.
 func Compare(baseline, current Report) Diff {
 	d := Diff{Runs: []RunDelta{}, Prompts: []PromptDelta{}}
-	cur := map[string]RunReport{}
+	cur := map[string]Run{}
 	for _, r := range current.Runs {
 		cur[r.ID] = r
 	}
 	base := map[string]bool{}
-	var all []RunReport
+	var all []Run
 	for _, b := range baseline.Runs {
 		base[b.ID] = true
 		c, ok := cur[b.ID]
