@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/agent/tools"
+	"github.com/agenthub/agenthub/evals/replay"
 	"github.com/agenthub/agenthub/evals/report"
 	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/parser"
@@ -47,9 +48,10 @@ type RunInput struct {
 	ReplayMS int64
 }
 
-// RunID returns the id of a run: "<scenario>/<prompt>/<trial>".
+// RunID returns the id of a run: "<scenario>/<prompt>/<trial>", as its
+// recording is named (replay.RunID).
 func RunID(scenario, prompt string, trial int) string {
-	return scenario + "/" + prompt + "/" + strconv.Itoa(trial)
+	return replay.RunID{Scenario: scenario, Prompt: prompt, Trial: trial}.String()
 }
 
 // Score judges one run against its scenario and returns its report.Run.
