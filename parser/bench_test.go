@@ -120,3 +120,56 @@ func BenchmarkParseAdversarial(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecideCalls measures throughput (MB/s of content and arguments)
+// over the native fixture corpus, over one call whose pretty-printed
+// arguments are 4 KiB, 256 KiB and 4 MiB, over 16 and 4096 small parallel
+// calls, and over invalid arguments of the same sizes; the per-byte cost
+// must stay flat as the input grows (linear time).
+func BenchmarkDecideCalls(b *testing.B) {
+	fixtures := loadNativeFixtures(b)
+	b.Run("corpus", func(b *testing.B) {
+		total := 0
+		for _, fx := range fixtures {
+			total += len(fx.content)
+			for _, c := range fx.calls {
+				total += len(c.ID) + len(c.Name) + len(c.Arguments)
+			}
+		}
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, fx := range fixtures {
+				_, _ = parser.DecideCalls(fx.content, fx.calls)
+			}
+		}
+	})
+	bench := func(name, content string, calls []parser.Call) {
+		total := len(content)
+		for _, c := range calls {
+			total += len(c.ID) + len(c.Name) + len(c.Arguments)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(total))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = parser.DecideCalls(content, calls)
+			}
+		})
+	}
+	for _, size := range []int{4 << 10, 256 << 10, 4 << 20} {
+		args := "{\n  \"path\": \"" + strings.Repeat("a/", size/4) + "in.png\",\n  \"note\": \"" +
+			strings.Repeat("plan  the resize ", size/34) + "\",\n  \"width\": 320\n}"
+		bench(fmt.Sprintf("one-call/%dKiB", size>>10), "<think>"+filler(size/8)+"</think>resizing",
+			[]parser.Call{{ID: "call_1", Name: "image_scaling", Arguments: args}})
+		bench(fmt.Sprintf("invalid/%dKiB", size>>10), "",
+			[]parser.Call{{ID: "call_1", Name: "image_scaling", Arguments: args[:len(args)-1]}})
+	}
+	for _, n := range []int{16, 4096} {
+		calls := make([]parser.Call, n)
+		for i := range calls {
+			calls[i] = parser.Call{ID: fmt.Sprintf("call_%d", i), Name: "echo", Arguments: `{"text": "status?"}`}
+		}
+		bench(fmt.Sprintf("parallel/%d", n), "", calls)
+	}
+}

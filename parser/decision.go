@@ -11,13 +11,17 @@ const (
 	KindFinal Kind = "final"
 	// KindGiveUp ends the run because the model declined to go on.
 	KindGiveUp Kind = "give_up"
+	// KindToolCalls asks the agent to run every native tool call in
+	// Decision.Calls, in order (DecideCalls only).
+	KindToolCalls Kind = "tool_calls"
 )
 
 // Decision is what one model reply asks the agent to do.
 type Decision struct {
 	// Kind is the type of decision.
 	Kind Kind `json:"kind"`
-	// Thought is the model's reasoning before its decision (trimmed).
+	// Thought is the model's reasoning before its decision (trimmed); for
+	// KindToolCalls, the content the model sent beside its calls.
 	Thought string `json:"thought,omitempty"`
 	// Action is the tool name as the model wrote it, cleaned of decoration;
 	// set when Kind is KindAction.
@@ -27,6 +31,10 @@ type Decision struct {
 	// protocol and is compacted in the JSON protocol). It never contains an
 	// Observation label line.
 	ActionInput string `json:"action_input,omitempty"`
+	// Calls are the native tool calls, every one the model sent, in its
+	// order; set when Kind is KindToolCalls (DecideCalls). A call the agent
+	// cannot run carries its Err.
+	Calls []Call `json:"calls,omitempty"`
 	// FinalAnswer is the answer text; set when Kind is KindFinal.
 	FinalAnswer string `json:"final_answer,omitempty"`
 	// GiveUp is the reason the model gave; set when Kind is KindGiveUp.

@@ -7,12 +7,18 @@
 // pieces of the reply (for JSON, decoded or compacted values), so a decision
 // never holds more text than its reply.
 //
+// DecideCalls decides over the third protocol, native tool calling: the
+// content and tool calls of one decoded assistant message (see "Native tool
+// calls" below). It is pure and linear too.
+//
 // A reply that cannot be turned into a decision gives a *Error with a stable
 // Code and a Message written for the model: the agent sends it back as a
 // format-correction observation, so it always shows the expected format.
 //
 // Render turns the result of Parse into the JSON object that
-// `agenthub parse` prints and fixtures/parser/*.golden.json hold.
+// `agenthub parse` prints and fixtures/parser/*.golden.json hold, and the
+// result of DecideCalls into the one fixtures/parser-native/*.golden.json
+// hold.
 //
 // FindLabels finds the labels of rule 1 in any text, such as a tool's
 // output: the eval's injection check asks it, so that a label counts as
@@ -124,4 +130,47 @@
 //
 // With Auto (the default) the JSON protocol is used when the reply, after
 // removing a <think> block and unwrapping a code fence, starts with '{'.
+//
+// # Native tool calls
+//
+// DecideCalls reads the message shape of the OpenAI chat-completions API,
+// which OpenAI-compatible providers (GLM, DeepSeek, …) share: an assistant
+// message {"role": "assistant", "content": …, "tool_calls": [{"id",
+// "type": "function", "function": {"name", "arguments"}}]}, whose
+// "arguments" is a string holding JSON text as the model wrote it (so it
+// may be invalid). The caller lifts each element of "tool_calls" into a
+// Call; a null content is "". Each rule below is pinned by golden
+// fixtures named after it (fixtures/parser-native/nNN-*.message.json).
+//
+//  1. Content. A leading <think>…</think> block is removed and kept in
+//     Thought by the same code as rule 10 (an unclosed one takes the whole
+//     content); the rest is trimmed. No other rule of the text protocol
+//     applies: labels, code fences and Observation lines are content.
+//  2. No calls. The trimmed content is the final answer (KindFinal,
+//     Thought the <think> block). Content that is empty, blank or only a
+//     <think> block is empty_reply.
+//  3. Calls. With one call or more the decision is KindToolCalls and
+//     Decision.Calls holds every call, in the order given: none is dropped,
+//     merged or reordered, and duplicates stay (parallel calls are all the
+//     agent's to run). Thought is the <think> block and the trimmed content
+//     beside the calls, joined with a newline; content beside calls is never
+//     a final answer.
+//  4. Checks. Each call is checked on its own; a call that fails a check
+//     carries Err (one error per call, the name checked first) and keeps its
+//     Arguments verbatim, and the other calls are unaffected. The agent
+//     answers such a call with an error tool message and still runs the
+//     valid ones.
+//  5. Names and ids. The name is kept exactly as sent; an empty or blank
+//     name is missing_action. The id is kept as sent; an empty id is not an
+//     error.
+//  6. Arguments. They must be one JSON object (RFC 8259, whitespace around
+//     it allowed) and are compacted: whitespace outside strings is removed,
+//     strings, key order and duplicate keys stay byte for byte. Text that is
+//     not valid JSON, the empty string included, is invalid_json with the
+//     decoder's reason; valid JSON that is not an object (an array, a
+//     string, a number, a boolean, null) is invalid_arguments naming what it
+//     is.
+//
+// The returned error (only empty_reply) and the Err of each call have Line
+// 0.
 package parser

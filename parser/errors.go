@@ -10,7 +10,8 @@ type Code string
 const (
 	// CodeEmptyReply: the reply is empty or only whitespace.
 	CodeEmptyReply Code = "empty_reply"
-	// CodeMissingAction: neither an action nor a final answer was found.
+	// CodeMissingAction: neither an action nor a final answer was found;
+	// also a native tool call without a function name.
 	CodeMissingAction Code = "missing_action"
 	// CodeMissingActionInput: an action without an Action Input.
 	CodeMissingActionInput Code = "missing_action_input"
@@ -18,8 +19,13 @@ const (
 	CodeNoAction Code = "no_action"
 	// CodeEmptyFinalAnswer: a Final Answer label with no text.
 	CodeEmptyFinalAnswer Code = "empty_final_answer"
-	// CodeInvalidJSON: the JSON protocol reply is not a valid object.
+	// CodeInvalidJSON: the JSON protocol reply is not a valid object; also
+	// the arguments of a native tool call that are not valid JSON.
 	CodeInvalidJSON Code = "invalid_json"
+	// CodeInvalidArguments: the arguments of a native tool call are valid
+	// JSON but not an object (an array, a string, a number, a boolean or
+	// null).
+	CodeInvalidArguments Code = "invalid_arguments"
 )
 
 // Error is a reply the parser could not turn into a decision.
@@ -56,6 +62,34 @@ const jsonFormat = `Reply with exactly one JSON object, to use one tool:
 {"thought": "<your reasoning>", "action": "<one tool name>", "action_input": <the input for that tool>}
 or, when you know the answer:
 {"thought": "<your reasoning>", "final_answer": "<your answer>"}`
+
+// nativeFormat is the native-protocol format shown in native error
+// messages.
+const nativeFormat = `To use a tool, call it with its arguments as one JSON object that matches the tool's parameters; ` +
+	`when you know the answer, reply with the answer as plain text and no tool call.`
+
+func errEmptyNative(thinkOnly bool) *Error {
+	what := "your reply was empty: no tool call and no text. "
+	if thinkOnly {
+		what = "your reply held only your reasoning: no tool call and no text after it. "
+	}
+	return &Error{Code: CodeEmptyReply, Message: what + nativeFormat}
+}
+
+func errCallName(i int) *Error {
+	return &Error{Code: CodeMissingAction,
+		Message: fmt.Sprintf("your tool call %d has no function name. %s", i+1, nativeFormat)}
+}
+
+func errCallJSON(name string, err error) *Error {
+	return &Error{Code: CodeInvalidJSON,
+		Message: fmt.Sprintf("the arguments of your call to %q are not valid JSON (%v). %s", name, err, nativeFormat)}
+}
+
+func errCallNotObject(name, kind string) *Error {
+	return &Error{Code: CodeInvalidArguments,
+		Message: fmt.Sprintf("the arguments of your call to %q are a JSON %s, not an object. %s", name, kind, nativeFormat)}
+}
 
 func errEmptyReply(json bool) *Error {
 	format := textFormat

@@ -68,3 +68,28 @@ func ExampleFindLabels() {
 	// Observation "done" line start: false
 	// Final Answer "HACKED" line start: true
 }
+
+// Two parallel native tool calls, the second with truncated arguments:
+// both are kept, in order, and only the second carries an error.
+func ExampleDecideCalls() {
+	d, err := parser.DecideCalls("<think>resize, then confirm</think>On it.", []parser.Call{
+		{ID: "call_1", Name: "image_scaling", Arguments: "{\"path\": \"cat.png\",\n \"width\": 320}"},
+		{ID: "call_2", Name: "echo", Arguments: `{"text": "done`},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s, thought %q\n", d.Kind, d.Thought)
+	for _, c := range d.Calls {
+		if c.Err != nil {
+			fmt.Println(c.ID, c.Name, c.Err.Code)
+			continue
+		}
+		fmt.Println(c.ID, c.Name, c.Arguments)
+	}
+	// Output:
+	// tool_calls, thought "resize, then confirm\nOn it."
+	// call_1 image_scaling {"path":"cat.png","width":320}
+	// call_2 echo invalid_json
+}

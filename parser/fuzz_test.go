@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -35,7 +36,7 @@ func FuzzParse(f *testing.F) {
 		d, err := Parse(reply, WithProtocol(p))
 		checkInvariants(t, reply, d, err)
 		d2, err2 := Parse(reply, WithProtocol(p))
-		if d2 != d || (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+		if !reflect.DeepEqual(d2, d) || (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("Parse is not deterministic: %+v, %v then %+v, %v", d, err, d2, err2)
 		}
 	})
@@ -68,7 +69,7 @@ func checkInvariants(t *testing.T, reply string, d Decision, err error) {
 		if lines := strings.Count(reply, "\n") + 1; pe.Line < 0 || pe.Line > lines {
 			t.Fatalf("error line %d outside the reply's %d lines", pe.Line, lines)
 		}
-		if d != (Decision{}) {
+		if !reflect.DeepEqual(d, Decision{}) {
 			t.Fatalf("error %v with a non-zero decision %+v", err, d)
 		}
 		return

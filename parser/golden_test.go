@@ -59,31 +59,45 @@ func TestGolden(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			d, perr := parser.Parse(fx.reply, parser.WithProtocol(fixtureProtocol(fx.name)))
-			got, err := parser.Render(d, perr)
-			require.NoError(t, err)
-			golden := filepath.Join(fixtureDir, fx.name+".golden.json")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, got, 0o644))
-				return
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "missing golden file; run go test ./parser -run TestGolden -update")
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("Render(Parse(%s)) mismatch (-want +got):\n%s", fx.name, diff)
-			}
+			checkGolden(t, filepath.Join(fixtureDir, fx.name+".golden.json"), "TestGolden", "Parse", d, perr)
 		})
+	}
+}
+
+// checkGolden renders the result of fn (Parse or DecideCalls) and compares
+// it with the golden file, or rewrites the file with -update; test names
+// the test that regenerates it.
+func checkGolden(t *testing.T, golden, test, fn string, d parser.Decision, derr error) {
+	t.Helper()
+	got, err := parser.Render(d, derr)
+	require.NoError(t, err)
+	if *update {
+		require.NoError(t, os.WriteFile(golden, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "missing golden file; run go test ./parser -run %s -update", test)
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("Render(%s(%s)) mismatch (-want +got):\n%s", fn, strings.TrimSuffix(filepath.Base(golden), ".golden.json"), diff)
 	}
 }
 
 // TestGoldenFilesHaveFixtures catches a golden file left behind when its
 // fixture was renamed or removed.
 func TestGoldenFilesHaveFixtures(t *testing.T) {
-	goldens, err := filepath.Glob(filepath.Join(fixtureDir, "*.golden.json"))
+	checkGoldensHaveInputs(t, fixtureDir, ".txt")
+}
+
+// checkGoldensHaveInputs fails t for each NAME.golden.json in dir without
+// its NAME+ext input.
+func checkGoldensHaveInputs(t *testing.T, dir, ext string) {
+	t.Helper()
+	goldens, err := filepath.Glob(filepath.Join(dir, "*.golden.json"))
 	require.NoError(t, err)
 	for _, g := range goldens {
-		txt := strings.TrimSuffix(g, ".golden.json") + ".txt"
-		if _, err := os.Stat(txt); err != nil {
-			t.Errorf("golden file %s has no fixture %s", g, txt)
+		in := strings.TrimSuffix(g, ".golden.json") + ext
+		if _, err := os.Stat(in); err != nil {
+			t.Errorf("golden file %s has no fixture %s", g, in)
 		}
 	}
 }

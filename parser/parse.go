@@ -60,22 +60,33 @@ func prepare(s string) (region, bool) {
 	if a == b {
 		return region{}, false
 	}
-	r := region{s: s, a: a, b: b}
-	if hasWordPrefix(s[:b], a, "<think>") {
-		start := a + len("<think>")
-		if end := strings.Index(s[start:b], "</think>"); end >= 0 {
-			r.think = trim(s[start : start+end])
-			r.a = start + end + len("</think>")
-		} else {
-			r.think = trim(s[start:b]) // never closed: all of it is thinking
-			r.a = b
-		}
-		r.a, r.b = trimBounds(s, r.a, r.b)
-	}
+	r := region{s: s}
+	r.think, r.a, r.b = splitThink(s, a, b)
 	r.dropResidue()
 	r.unwrapFence()
 	r.dropResidue()
 	return r, true
+}
+
+// splitThink applies the <think> rule (rule 10) to the trimmed part
+// s[a:b]: when it starts with a <think> block, it returns the block's
+// content trimmed and the trimmed bounds of the text after the block (an
+// unclosed block takes everything, leaving an empty rest); otherwise it
+// returns "", a, b.
+func splitThink(s string, a, b int) (think string, ra, rb int) {
+	if !hasWordPrefix(s[:b], a, "<think>") {
+		return "", a, b
+	}
+	start := a + len("<think>")
+	if end := strings.Index(s[start:b], "</think>"); end >= 0 {
+		think = trim(s[start : start+end])
+		a = start + end + len("</think>")
+	} else {
+		think = trim(s[start:b]) // never closed: all of it is thinking
+		a = b
+	}
+	ra, rb = trimBounds(s, a, b)
+	return think, ra, rb
 }
 
 // dropResidue removes a last line that is a partial Observation label.

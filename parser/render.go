@@ -13,9 +13,11 @@ type errorResult struct {
 	Error *Error `json:"error"`
 }
 
-// Render returns the JSON object that describes the result of Parse, as
-// `agenthub parse` prints it and as the golden files hold it: the Decision's
-// non-empty fields (kind first), or {"kind":"error","error":{"code",
+// Render returns the JSON object that describes the result of Parse or
+// DecideCalls, as `agenthub parse` prints it and as the golden files hold
+// it: the Decision's non-empty fields (kind first; for KindToolCalls,
+// "calls": [{"id","name","arguments","error"}] in the calls' order, with
+// "arguments" as a JSON string), or {"kind":"error","error":{"code",
 // "message","line"}} when err is a *Error. The object is indented by two
 // spaces, ends with a newline, and does not escape <, > and &. Render fails
 // when err is not a *Error.

@@ -1,8 +1,10 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -182,4 +184,49 @@ func BenchmarkExecute(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzEcho: echo never fails and returns its input, or, for an input that
+// is a JSON object of the one key "text", that key's string.
+func FuzzEcho(f *testing.F) {
+	for _, s := range []string{`{"text":"hi"}`, `{"text": "hi"}`, `{"text":"a\u00e9\n"}`, `{"text":1}`, "hello", `{}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		got, err := Echo{}.Execute(context.Background(), input)
+		if err != nil {
+			t.Fatalf("Execute(%q): %v", input, err)
+		}
+		if got == input {
+			return
+		}
+		var fields map[string]string
+		if err := json.Unmarshal([]byte(input), &fields); err != nil || len(fields) != 1 || fields["text"] != got {
+			t.Fatalf("Execute(%q) = %q, neither the input nor its text", input, got)
+		}
+	})
+}
+
+// FuzzScalingInputCompact: ParseScalingInput reads a JSON object the same,
+// result and error, whether it comes as written or compacted, as native
+// tool calls deliver it.
+func FuzzScalingInputCompact(f *testing.F) {
+	for _, s := range scalingSeeds {
+		f.Add(s)
+	}
+	f.Add("{\n \"path\" : \"picture/window.jpg\" ,\n \"width\" : 256 }")
+	f.Fuzz(func(t *testing.T, input string) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, []byte(input)) != nil || !strings.HasPrefix(buf.String(), "{") {
+			return
+		}
+		want, wantErr := ParseScalingInput(input)
+		got, gotErr := ParseScalingInput(buf.String())
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("ParseScalingInput(%q) compacted mismatch (-want +got):\n%s", input, diff)
+		}
+		if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
+			t.Fatalf("ParseScalingInput(%q): error %v as written, %v compacted", input, wantErr, gotErr)
+		}
+	})
 }

@@ -62,8 +62,25 @@ func NewImageScaling(ws *Workspace, baseURL string, client *http.Client) *ImageS
 	return &ImageScaling{ws: ws, baseURL: strings.TrimRight(baseURL, "/"), client: client}
 }
 
+var (
+	_ Tool          = (*ImageScaling)(nil)
+	_ Parameterized = (*ImageScaling)(nil)
+)
+
+// scalingParameters is the JSON Schema of image_scaling's native
+// arguments, the JSON form ParseScalingInput reads.
+var scalingParameters = `{"type":"object","properties":{` +
+	`"path":{"type":"string","description":"The image path relative to the workspace, for example picture/window.jpg."},` +
+	`"width":{"type":"integer","minimum":` + strconv.Itoa(MinWidth) + `,"maximum":` + strconv.Itoa(MaxWidth) +
+	`,"description":"The new width in pixels; the aspect ratio is kept."}},"required":["path","width"]}`
+
 // Name returns "image_scaling".
 func (*ImageScaling) Name() string { return "image_scaling" }
+
+// Parameters returns image_scaling's arguments schema: an object with a
+// string "path" and an integer "width" from MinWidth to MaxWidth, both
+// required.
+func (*ImageScaling) Parameters() json.RawMessage { return json.RawMessage(scalingParameters) }
 
 // Description tells the model what image_scaling does and its exact input
 // and output formats.
@@ -84,7 +101,8 @@ type scalingResult struct {
 }
 
 // Execute resizes the image named by input ("PATH WIDTH" or JSON
-// {"path":…,"width":…}). It returns compact JSON
+// {"path":…,"width":…}, the form native tool calls send; see
+// ParseScalingInput). It returns compact JSON
 // {"output":"DIR/NAME_WIDTH.EXT","width":W,"height":H} with the output
 // path relative to the workspace and the pixel size reported by the
 // service (X-Image-Width / X-Image-Height, else decoded from the bytes).

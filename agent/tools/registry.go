@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -10,7 +11,9 @@ import (
 )
 
 // Tool is something the model can call by name. Execute receives the raw
-// Action Input text and returns the text of the observation. A failure is
+// Action Input text (with native tool calls, the call's arguments: a JSON
+// object compacted by parser.DecideCalls) and returns the text of the
+// observation. A failure is
 // returned as an *Error (stable code, retryable flag) or any other error,
 // which the agent reports as tool_error. agent.Tool is this interface.
 type Tool interface {
@@ -22,6 +25,19 @@ type Tool interface {
 	Description() string
 	// Execute runs one tool call. It must return promptly once ctx is done.
 	Execute(ctx context.Context, input string) (string, error)
+}
+
+// Parameterized is implemented by a Tool that describes its input as a
+// JSON Schema, an optional capability beside Tool. With native tool calling
+// Parameters is sent as the function's "parameters" and the model's
+// arguments, a JSON object meant to match it, reach Execute as its input;
+// the tool still checks them (a schema is a hint to the model, not a
+// guarantee). Echo and ImageScaling implement it.
+type Parameterized interface {
+	// Parameters returns a JSON Schema (draft 2020-12) object of type
+	// "object" whose "required" names only keys of its "properties"; each
+	// call returns a new copy, which the caller may keep or modify.
+	Parameters() json.RawMessage
 }
 
 // Deps is what Build needs to construct the tools that touch the world.

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agenthub/agenthub/internal/durationflag"
 	"github.com/agenthub/agenthub/internal/imageservice"
 
 	agenthubversion "github.com/agenthub/agenthub/internal/version"
@@ -98,13 +99,13 @@ Flags:
 	fs.IntVar(&o.cfg.MaxWidth, "max-width", d.MaxWidth, "largest target width in `pixels` (outside 1..N: 400 invalid_width)")
 	fs.Int64Var(&o.cfg.MaxSourcePixels, "max-pixels", d.MaxSourcePixels, "pixel budget for source and target, width×height, checked before decoding (larger: 422 image_too_large)")
 	fs.Int64Var(&o.cfg.MaxWorkBytes, "max-work-bytes", d.MaxWorkBytes, "working memory one request may need, estimated before decoding, in `bytes` (larger: 422 image_too_large)")
-	fs.DurationVar(&o.cfg.Timeout, "timeout", d.Timeout, "per-request deadline, body read included (exceeded: 503 timeout)")
+	durationflag.Var(fs, &o.cfg.Timeout, "timeout", d.Timeout, "per-request deadline, body read included (exceeded: 503 timeout)")
 	fs.IntVar(&o.cfg.MaxConcurrent, "max-concurrent", runtime.NumCPU(), "resize requests processed at once; more are answered 503 busy with Retry-After")
-	fs.DurationVar(&o.cfg.RetryAfter, "retry-after", d.RetryAfter, "Retry-After advertised with 503 busy (rounded up to whole seconds)")
+	durationflag.Var(fs, &o.cfg.RetryAfter, "retry-after", d.RetryAfter, "Retry-After advertised with 503 busy (rounded up to whole seconds)")
 	fs.IntVar(&o.cfg.JPEGQuality, "jpeg-quality", d.JPEGQuality, "JPEG encoding `quality`, 1-100")
 	fs.Int64Var(&o.cfg.MinUploadRate, "min-upload-rate", d.MinUploadRate, "slowest average upload accepted after -upload-grace, in `bytes` per second (slower: 408 timeout)")
-	fs.DurationVar(&o.cfg.UploadGrace, "upload-grace", d.UploadGrace, "time before -min-upload-rate applies, and the longest pause allowed in an upload")
-	fs.DurationVar(&o.drainTimeout, "drain-timeout", 35*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
+	durationflag.Var(fs, &o.cfg.UploadGrace, "upload-grace", d.UploadGrace, "time before -min-upload-rate applies, and the longest pause allowed in an upload (resizing is bounded by -timeout alone)")
+	durationflag.Var(fs, &o.drainTimeout, "drain-timeout", 35*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
 	fs.BoolVar(&o.logJSON, "log-json", false, "write the access log as JSON lines instead of text")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -286,3 +286,15 @@ func TestServeDrainsInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestDurationFlagsNeedAUnit: a bare number for a duration flag says to
+// add a unit instead of "parse error".
+func TestDurationFlagsNeedAUnit(t *testing.T) {
+	for _, flag := range []string{"-timeout", "-retry-after", "-upload-grace", "-drain-timeout"} {
+		var stderr strings.Builder
+		_, err := parseFlags([]string{flag, "30"}, &stderr)
+		if err == nil || !strings.Contains(stderr.String()+err.Error(), "missing unit: add one, e.g. 30s") {
+			t.Errorf("%s 30: got %v, %q", flag, err, stderr.String())
+		}
+	}
+}

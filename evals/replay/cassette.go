@@ -35,12 +35,6 @@ const (
 	ImageCassette = "image.yaml"
 )
 
-// Dir returns the cassette directory of one run:
-// root/<scenario>/<prompt>/<trial>.
-func Dir(root, scenario, prompt string, trial int) string {
-	return filepath.Join(root, scenario, prompt, fmt.Sprint(trial))
-}
-
 // Option configures Open.
 type Option func(*config)
 
@@ -51,7 +45,6 @@ type config struct {
 	maxBody   int64
 	maxFile   int64
 	modelMax  int64
-	ignore    map[string]bool
 }
 
 // WithTransport sets the real transport that ModeRecord and
@@ -98,20 +91,6 @@ func WithMaxCassetteBytes(n int64) Option {
 	return func(c *config) { c.maxFile = n }
 }
 
-// WithIgnoreJSONFields names volatile JSON object keys (request ids,
-// stream ids, timestamps) that matching ignores at any depth of a JSON
-// request body, on both the live and the recorded side.
-func WithIgnoreJSONFields(names ...string) Option {
-	return func(c *config) {
-		if c.ignore == nil {
-			c.ignore = map[string]bool{}
-		}
-		for _, n := range names {
-			c.ignore[n] = true
-		}
-	}
-}
-
 // InteractionInfo describes one interaction of a cassette, for reports.
 type InteractionInfo struct {
 	// Index is the interaction's position in the cassette, from 0.
@@ -130,6 +109,11 @@ type InteractionInfo struct {
 	// Live reports whether this run sent the request to the real
 	// transport (recorded it) rather than replaying it.
 	Live bool
+	// EventMS is, for a recorded server-sent-event stream, the arrival time
+	// of each event in milliseconds since the request was sent (see
+	// EventTimesHeader); EventMS[0] is the time to first token. Nil for
+	// other responses.
+	EventMS []int64
 	// TransportError is the recorded transport failure of an interaction
 	// with status TransportErrorStatus (see TransportErrorHeader); empty for
 	// a real response.
@@ -332,7 +316,7 @@ func (c *Cassette) load(data []byte) error {
 		if err != nil {
 			return fmt.Errorf("open cassette %s: interaction %d: %w", c.path, i, err)
 		}
-		c.canon[i] = canonicalize(in.Request.Method, u, in.Request.Headers.Get("Content-Type"), []byte(in.Request.Body), c.cfg.ignore)
+		c.canon[i] = canonicalize(in.Request.Method, u, in.Request.Headers.Get("Content-Type"), []byte(in.Request.Body))
 		c.infos[i] = info(i, in)
 		c.vcr.AddInteraction(in)
 	}
@@ -355,6 +339,7 @@ func info(i int, in *cassette.Interaction) InteractionInfo {
 	if in.Response.Code == TransportErrorStatus {
 		inf.TransportError = in.Response.Headers.Get(TransportErrorHeader)
 	}
+	inf.EventMS = parseOffsets(in.Response.Headers.Get(EventTimesHeader))
 	return inf
 }
 
@@ -460,7 +445,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("replay %s %s: %w: %s", req.Method, req.URL.Path, ErrClosed, c.path)
 	}
 
-	s := &slot{canon: canonicalize(req.Method, req.URL, req.Header.Get("Content-Type"), body, c.cfg.ignore), index: -1}
+	s := &slot{canon: canonicalize(req.Method, req.URL, req.Header.Get("Content-Type"), body), index: -1}
 	r := req.Clone(context.WithValue(req.Context(), slotKey{}, s))
 	if req.Body != nil {
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -528,6 +513,7 @@ func (c *Cassette) serve(req *http.Request, index int, resp *http.Response, elap
 			Played:         true,
 			Live:           true,
 			TransportError: resp.Header.Get(TransportErrorHeader),
+			EventMS:        parseOffsets(resp.Header.Get(EventTimesHeader)),
 		})
 	}
 	return resp

@@ -621,38 +621,6 @@ func TestConcurrentReplay(t *testing.T) {
 	require.NoError(t, c.Close())
 }
 
-func TestIgnoreJSONFields(t *testing.T) {
-	srv := newChatServer(t)
-	path := filepath.Join(t.TempDir(), "llm.yaml")
-	withID := func(id string) string {
-		return `{"request_id":"` + id + `","messages":[{"content":"q","meta":{"request_id":"` + id + `"}}]}`
-	}
-	record(t, path, srv, withID("rec-1"))
-	srv.failOnCall.Store(true)
-
-	tests := []struct {
-		name     string
-		opts     []Option
-		wantMiss bool
-	}{
-		{name: "ignored at every depth", opts: []Option{WithIgnoreJSONFields("request_id")}},
-		{name: "compared when not ignored", wantMiss: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := Open(path, ModeReplay, tt.opts...)
-			require.NoError(t, err)
-			defer c.Discard()
-			_, _, err = post(t, c.Client(), srv.URL+"/chat/completions", withID("live-2"), nil)
-			if tt.wantMiss {
-				require.ErrorIs(t, err, ErrNoMatch)
-				return
-			}
-			require.NoError(t, err)
-		})
-	}
-}
-
 // FuzzOpenReplay: any cassette file either fails to open with an error or
 // opens and answers requests without panicking.
 func FuzzOpenReplay(f *testing.F) {

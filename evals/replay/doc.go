@@ -29,6 +29,14 @@
 // counted after inflating), and cassette files are refused above
 // DefaultMaxCassetteBytes when loaded.
 //
+// A server-sent-event stream (Content-Type text/event-stream) is recorded
+// deliberately: go-vcr keeps a response body whole, so the stream is kept
+// byte for byte as the body and the arrival time of each event is kept in
+// the EventTimesHeader response header. Replay serves the whole body at
+// once — the client reads the events in order and nothing sleeps — and
+// reports take the time to first token from the first recorded offset
+// (InteractionInfo.EventMS).
+//
 // Replay never touches the network and never sleeps; a request without a
 // match fails with an error wrapping ErrNoMatch that names the cassette, the
 // nearest unplayed interaction, a diff of what changed and the command that

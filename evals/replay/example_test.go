@@ -22,7 +22,7 @@ func ExampleOpen() {
 	defer srv.Close()
 	root, _ := os.MkdirTemp("", "cassettes")
 	defer os.RemoveAll(root)
-	path := filepath.Join(replay.Dir(root, "greet", "react-text", 1), replay.LLMCassette)
+	path := filepath.Join(root, "greet", "react-text", "1", replay.LLMCassette)
 
 	// Record: live, through the real transport; saved atomically on Close.
 	rec, err := replay.Open(path, replay.ModeRecord, replay.WithTransport(http.DefaultTransport), replay.WithSecrets("test-key-123456"))

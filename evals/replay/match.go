@@ -61,10 +61,9 @@ type Part struct {
 }
 
 // canonicalize returns the canonical form of a request given its method,
-// URL, Content-Type header and body, dropping the ignored JSON object keys
-// at any depth. It never fails: a body that does not parse as its media
+// URL, Content-Type header and body. It never fails: a body that does not parse as its media
 // type says is compared byte for byte.
-func canonicalize(method string, u *url.URL, contentType string, body []byte, ignore map[string]bool) Request {
+func canonicalize(method string, u *url.URL, contentType string, body []byte) Request {
 	r := Request{Method: strings.ToUpper(method)}
 	if u != nil {
 		r.Path = u.EscapedPath()
@@ -81,7 +80,7 @@ func canonicalize(method string, u *url.URL, contentType string, body []byte, ig
 		}
 		r.MediaType, params = mt, p
 	}
-	r.Body, r.key = canonicalBody(r.MediaType, params, body, ignore)
+	r.Body, r.key = canonicalBody(r.MediaType, params, body)
 	r.key = r.Method + " " + r.Path + "?" + r.Query + "\n" + r.MediaType + "\n" + r.key
 	return r
 }
@@ -103,14 +102,13 @@ func canonicalQuery(raw string) string {
 }
 
 // canonicalBody returns the comparable body and its equality key.
-func canonicalBody(mediaType string, params map[string]string, body []byte, ignore map[string]bool) (any, string) {
+func canonicalBody(mediaType string, params map[string]string, body []byte) (any, string) {
 	if len(body) == 0 {
 		return nil, ""
 	}
 	switch {
 	case isJSON(mediaType) || mediaType == "":
 		if v, ok := parseJSON(body); ok {
-			v = dropKeys(v, ignore)
 			b, err := json.Marshal(v)
 			if err == nil {
 				return v, "json:" + string(b)
@@ -151,29 +149,6 @@ func parseJSON(body []byte) (any, bool) {
 		return nil, false
 	}
 	return v, true
-}
-
-// dropKeys removes the ignored object keys from a parsed JSON value, at
-// any depth.
-func dropKeys(v any, ignore map[string]bool) any {
-	if len(ignore) == 0 {
-		return v
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if ignore[k] {
-				delete(v, k)
-				continue
-			}
-			v[k] = dropKeys(e, ignore)
-		}
-	case []any:
-		for i, e := range v {
-			v[i] = dropKeys(e, ignore)
-		}
-	}
-	return v
 }
 
 // parseMultipart reads every part of a multipart body.

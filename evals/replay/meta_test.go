@@ -145,7 +145,3 @@ func TestPromptHash(t *testing.T) {
 		})
 	}
 }
-
-func TestDir(t *testing.T) {
-	require.Equal(t, filepath.Join("cassettes", "resize", "react-text", "2"), Dir("cassettes", "resize", "react-text", 2))
-}

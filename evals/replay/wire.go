@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // wire is the transport directly above the real one while recording: it
@@ -31,12 +33,20 @@ type wire struct {
 }
 
 func (t wire) RoundTrip(r *http.Request) (*http.Response, error) {
+	start := time.Now()
 	resp, err := t.rt.RoundTrip(r)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, t.max+1))
+	var body []byte
+	if isEventStream(resp.Header) {
+		var offsets []int64
+		body, offsets, err = readEvents(resp.Body, t.max, start)
+		resp.Header.Set(EventTimesHeader, formatOffsets(offsets))
+	} else {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, t.max+1))
+	}
 	if err == nil && int64(len(body)) > t.max {
 		err = fmt.Errorf("response over %s", byteSize(t.max))
 	}
@@ -96,4 +106,97 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// EventTimesHeader is the response header a recorded server-sent-event
+// stream carries: the arrival time of each event (each block ended by a
+// blank line), in whole milliseconds since the request was sent, separated
+// by spaces. go-vcr records a response body whole, so the stream itself is
+// kept byte for byte in the body and its timing here; replay serves the
+// whole body at once (the client reads the events in order, nothing
+// sleeps), and reports read time to first token from the first offset
+// (InteractionInfo.EventMS).
+const EventTimesHeader = "X-Agenthub-Event-Ms"
+
+// isEventStream reports whether a response is a server-sent-event stream.
+func isEventStream(h http.Header) bool {
+	ct := strings.ToLower(h.Get("Content-Type"))
+	return strings.HasPrefix(strings.TrimSpace(ct), "text/event-stream")
+}
+
+// readEvents reads a stream body to its end (at most max bytes) and notes
+// when each event's terminating blank line arrived.
+func readEvents(r io.Reader, max int64, start time.Time) ([]byte, []int64, error) {
+	var (
+		body    []byte
+		offsets []int64
+		buf     = make([]byte, 32<<10)
+		scan    int // where the search for the next blank line resumes
+	)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if int64(len(body)+n) > max {
+				return body, offsets, fmt.Errorf("response over %s", byteSize(max))
+			}
+			body = append(body, buf[:n]...)
+			ms := time.Since(start).Milliseconds()
+			for {
+				i := eventEnd(body[scan:])
+				if i < 0 {
+					break
+				}
+				scan += i
+				offsets = append(offsets, ms)
+			}
+		}
+		if err == io.EOF {
+			return body, offsets, nil
+		}
+		if err != nil {
+			return body, offsets, err
+		}
+	}
+}
+
+// eventEnd returns the index just after the first blank line that ends an
+// event in b ("\n\n", "\r\n\r\n" or "\r\r", per the WHATWG HTML
+// event-stream format), or -1.
+func eventEnd(b []byte) int {
+	for i := 0; i+1 < len(b); i++ {
+		switch {
+		case b[i] == '\n' && b[i+1] == '\n':
+			return i + 2
+		case b[i] == '\r' && b[i+1] == '\r':
+			return i + 2
+		case b[i] == '\r' && b[i+1] == '\n' && i+3 < len(b) && b[i+2] == '\r' && b[i+3] == '\n':
+			return i + 4
+		}
+	}
+	return -1
+}
+
+func formatOffsets(offsets []int64) string {
+	parts := make([]string, len(offsets))
+	for i, o := range offsets {
+		parts[i] = strconv.FormatInt(o, 10)
+	}
+	return strings.Join(parts, " ")
+}
+
+// parseOffsets reads EventTimesHeader; a damaged value gives nil.
+func parseOffsets(v string) []int64 {
+	if v == "" {
+		return nil
+	}
+	fields := strings.Fields(v)
+	out := make([]int64, 0, len(fields))
+	for _, f := range fields {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || n < 0 {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
 }

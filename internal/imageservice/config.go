@@ -1,41 +1,29 @@
 package imageservice
 
 import (
-	"fmt"
 	"runtime"
 	"time"
 )
 
-// Defaults applied by New to every zero field of Config.
+// The defaults withDefaults gives the zero fields of Config (documented
+// on each field; DefaultConfig returns them all).
 const (
-	// DefaultMaxBodyBytes is the default request body limit: 20 MiB.
-	DefaultMaxBodyBytes int64 = 20 << 20
-	// DefaultMaxWidth is the default largest target width: 4096 pixels.
-	DefaultMaxWidth = 4096
-	// DefaultMaxSourcePixels is the default pixel budget: 40 megapixels.
-	DefaultMaxSourcePixels int64 = 40_000_000
-	// DefaultMaxWorkBytes is the default working-memory budget of one
-	// request: 1 GiB.
-	DefaultMaxWorkBytes int64 = 1 << 30
-	// DefaultTimeout is the default per-request deadline: 30 s.
-	DefaultTimeout = 30 * time.Second
-	// DefaultRetryAfter is the default Retry-After sent with 503 busy: 1 s.
-	DefaultRetryAfter = time.Second
-	// DefaultJPEGQuality is the default JPEG encoding quality: 90.
-	DefaultJPEGQuality = 90
-	// DefaultVersion is the version /healthz reports when Config.Version is empty.
-	DefaultVersion = "dev"
-	// DefaultMinUploadRate is the default slowest average upload: 1 KiB/s.
-	DefaultMinUploadRate int64 = 1 << 10
-	// DefaultUploadGrace is the default time before MinUploadRate applies: 5 s.
-	DefaultUploadGrace = 5 * time.Second
+	defaultMaxBodyBytes    int64 = 20 << 20 // 20 MiB
+	defaultMaxWidth              = 4096
+	defaultMaxSourcePixels int64 = 40_000_000
+	defaultMaxWorkBytes    int64 = 1 << 30 // 1 GiB
+	defaultTimeout               = 30 * time.Second
+	defaultRetryAfter            = time.Second
+	defaultJPEGQuality           = 90
+	defaultVersion               = "dev"
+	defaultMinUploadRate   int64 = 1 << 10 // 1 KiB/s
+	defaultUploadGrace           = 5 * time.Second
 )
 
 // Config holds the service's limits. A zero field takes its default, so
-// Config{} is a valid production configuration. Negative values and
-// JPEGQuality above 100 are rejected by Validate; New replaces them with
-// the defaults too, so call Validate first when the values come from a
-// user.
+// Config{} is a valid production configuration. New also replaces
+// negative values and a JPEGQuality above 100 with the defaults, so check
+// values that come from a user first (cmd/imaged refuses them).
 type Config struct {
 	// MaxBodyBytes is the largest request body in bytes (default 20 MiB).
 	// A larger body is answered 413 payload_too_large.
@@ -61,8 +49,12 @@ type Config struct {
 	// 30 s). A request that runs out of time is answered 503 timeout.
 	Timeout time.Duration
 	// MaxConcurrent is the number of /resize requests processed at once
-	// (default runtime.NumCPU()). A request beyond it is answered at once
-	// with 503 busy and a Retry-After header; nothing queues.
+	// (default runtime.NumCPU()). A request that arrives while all are
+	// busy is answered at once, before its body is read, with 503 busy and
+	// a Retry-After header; one whose upload ends while all are busy gets
+	// the same answer then; nothing queues. It also sizes the uploads: 64
+	// request bodies per worker may be received at once, holding together
+	// at most 4 × MaxBodyBytes per worker.
 	MaxConcurrent int
 	// RetryAfter is the delay advertised with 503 busy, rounded up to
 	// whole seconds, at least 1 (default 1 s).
@@ -87,69 +79,40 @@ func DefaultConfig() Config {
 	return Config{}.withDefaults()
 }
 
-// Validate reports the first field that holds an impossible value: a
-// negative limit or a JPEGQuality above 100. Zero values are valid (they
-// select the defaults).
-func (c Config) Validate() error {
-	switch {
-	case c.MaxBodyBytes < 0:
-		return fmt.Errorf("imageservice config: max body bytes %d is negative", c.MaxBodyBytes)
-	case c.MaxWidth < 0:
-		return fmt.Errorf("imageservice config: max width %d is negative", c.MaxWidth)
-	case c.MaxSourcePixels < 0:
-		return fmt.Errorf("imageservice config: max source pixels %d is negative", c.MaxSourcePixels)
-	case c.MaxWorkBytes < 0:
-		return fmt.Errorf("imageservice config: max work bytes %d is negative", c.MaxWorkBytes)
-	case c.Timeout < 0:
-		return fmt.Errorf("imageservice config: timeout %v is negative", c.Timeout)
-	case c.MaxConcurrent < 0:
-		return fmt.Errorf("imageservice config: max concurrent %d is negative", c.MaxConcurrent)
-	case c.RetryAfter < 0:
-		return fmt.Errorf("imageservice config: retry after %v is negative", c.RetryAfter)
-	case c.MinUploadRate < 0:
-		return fmt.Errorf("imageservice config: min upload rate %d is negative", c.MinUploadRate)
-	case c.UploadGrace < 0:
-		return fmt.Errorf("imageservice config: upload grace %v is negative", c.UploadGrace)
-	case c.JPEGQuality < 0 || c.JPEGQuality > 100:
-		return fmt.Errorf("imageservice config: jpeg quality %d is outside 1..100", c.JPEGQuality)
-	}
-	return nil
-}
-
 // withDefaults returns c with every zero or invalid field set to its default.
 func (c Config) withDefaults() Config {
 	if c.MaxBodyBytes <= 0 {
-		c.MaxBodyBytes = DefaultMaxBodyBytes
+		c.MaxBodyBytes = defaultMaxBodyBytes
 	}
 	if c.MaxWidth <= 0 {
-		c.MaxWidth = DefaultMaxWidth
+		c.MaxWidth = defaultMaxWidth
 	}
 	if c.MaxSourcePixels <= 0 {
-		c.MaxSourcePixels = DefaultMaxSourcePixels
+		c.MaxSourcePixels = defaultMaxSourcePixels
 	}
 	if c.MaxWorkBytes <= 0 {
-		c.MaxWorkBytes = DefaultMaxWorkBytes
+		c.MaxWorkBytes = defaultMaxWorkBytes
 	}
 	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
+		c.Timeout = defaultTimeout
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = runtime.NumCPU()
 	}
 	if c.RetryAfter <= 0 {
-		c.RetryAfter = DefaultRetryAfter
+		c.RetryAfter = defaultRetryAfter
 	}
 	if c.JPEGQuality <= 0 || c.JPEGQuality > 100 {
-		c.JPEGQuality = DefaultJPEGQuality
+		c.JPEGQuality = defaultJPEGQuality
 	}
 	if c.Version == "" {
-		c.Version = DefaultVersion
+		c.Version = defaultVersion
 	}
 	if c.MinUploadRate <= 0 {
-		c.MinUploadRate = DefaultMinUploadRate
+		c.MinUploadRate = defaultMinUploadRate
 	}
 	if c.UploadGrace <= 0 {
-		c.UploadGrace = DefaultUploadGrace
+		c.UploadGrace = defaultUploadGrace
 	}
 	return c
 }

@@ -14,8 +14,13 @@
 // source width upscales; that is allowed, bounded by MaxWidth and the
 // pixel budget, and adds no detail.
 //
-// GET /healthz answers 200 with a Health JSON body (version, formats,
-// requests in flight, limits).
+// GET /healthz answers 200 with a JSON body: the version (Config.Version),
+// the formats, the /resize requests being processed and the request
+// bodies being received, and the effective limits:
+//
+//	{"status":"ok","version":"dev","formats":["jpeg","png"],"in_flight":0,"uploading":0,
+//	 "limits":{"max_body_bytes":20971520,"max_width":4096,"max_source_pixels":40000000,
+//	 "max_work_bytes":1073741824,"timeout_ms":30000,"max_concurrent":2,"jpeg_quality":90}}
 //
 // Every error is JSON, {"error":{"code":"…","message":"…"}}, never a stack
 // trace, with a stable code (the Code* constants):
@@ -27,8 +32,9 @@
 //	413 payload_too_large   body over MaxBodyBytes
 //	415 unsupported_format  neither JPEG nor PNG, judged by content (GIF, WebP, text…)
 //	422 image_too_large     source or target over MaxSourcePixels, or estimated memory over MaxWorkBytes
-//	503 busy                MaxConcurrent requests running; Retry-After set
+//	503 busy                every worker or upload slot taken, or the uploads' byte budget full; Retry-After set
 //	503 timeout             the request ran past Timeout
+//	408 timeout             the upload averaged under MinUploadRate after UploadGrace, or paused for UploadGrace
 //	404 not_found, 405 method_not_allowed (with Allow), 500 internal (a bug)
 //
 // # Safety under bad input and load
@@ -40,17 +46,30 @@
 // so a decompression bomb (a 60-byte PNG claiming 50 000 × 50 000 pixels)
 // is refused with 422 after allocating a few kilobytes. The target size is
 // checked against the same budget, so a 1×40 000 000 source cannot ask
-// for a 4096-wide, 160-gigapixel result. The body is read through
-// http.MaxBytesReader under the request deadline, so a slow or endless
-// client costs at most Timeout and MaxBodyBytes. The working memory of
-// the decode and scale (MaxWorkBytes, 1 GiB by default) is estimated from
-// the header too. Concurrency is a fixed number of slots taken without
-// waiting: when all are busy the answer is an immediate 503 busy with
-// Retry-After, so nothing queues and memory stays below about
-// MaxConcurrent × (MaxBodyBytes + MaxWorkBytes). Decoding and scaling
-// cannot be interrupted, so a request that times out is answered at its
-// deadline while its worker finishes in the background, still holding its
-// slot.
+// for a 4096-wide, 160-gigapixel result. The working memory of the
+// decode and scale (MaxWorkBytes, 1 GiB by default) is estimated from the
+// header too, at the size the decoder gives each pixel (8 bytes for a
+// 16-bit PNG).
+//
+// The body is read through http.MaxBytesReader under the request deadline
+// and the upload limits: after UploadGrace it must average MinUploadRate,
+// and no pause may last UploadGrace (408 timeout otherwise). It is
+// received before a worker is taken, under one of 64 upload slots per
+// worker, and the bodies being received may hold 4 × MaxBodyBytes per
+// worker together, counted as the bytes arrive. So a slow client holds an
+// upload slot and the bytes it has sent, never a worker, and it takes 64
+// clients per worker, each keeping up MinUploadRate, to fill the upload
+// slots (BenchmarkFastAmongSlow: on 2 workers a fast client is served
+// beside 127 stalled uploads, and refused beside 128). The
+// workers are a fixed number of slots taken without waiting: a request
+// that arrives while all are busy is answered 503 busy with Retry-After
+// before its body is read (and the connection closed, so a client that
+// stalls still gets the answer), one whose upload ends while all are busy
+// just after. Nothing queues, and memory stays below about MaxConcurrent ×
+// (4 × MaxBodyBytes received + MaxBodyBytes + MaxWorkBytes processed).
+// Decoding and scaling cannot be interrupted, so a request that times out
+// is answered at its deadline while its worker finishes in the
+// background, still holding its slot.
 //
 // # Resampling filter
 //

@@ -37,7 +37,7 @@ func (f Fault) validate() error {
 
 // faultCode is the error code an injected fault answers with: the code the
 // real service uses for that status, "busy" for 503.
-func faultCode(status int) string {
+func faultCode(status int) Code {
 	switch status {
 	case http.StatusBadRequest:
 		return CodeInvalidRequest

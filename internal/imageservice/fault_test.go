@@ -24,7 +24,7 @@ func (h *countingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestWithFaults(t *testing.T) {
 	type answer struct {
 		Status     int
-		Code       string // empty when the request passed through
+		Code       Code // empty when the request passed through
 		RetryAfter string
 	}
 	tests := []struct {

@@ -23,6 +23,8 @@ func FuzzResize(f *testing.F) {
 		imageBody(f, "a.png", encodePNG(f, image.NewPaletted(image.Rect(0, 0, 3, 2), color.Palette{color.Black, color.White})), "1"),
 		imageBody(f, "b.png", pngWithHeader(50_000, 50_000), "64"),
 		imageBody(f, "c.png", pngWithHeader(1, 5000), "1024"),
+		imageBody(f, "d.png", encodePNG(f, image.NewNRGBA64(image.Rect(0, 0, 5, 3))), "4"),
+		imageBody(f, "e.png", pngWithIHDR(64, 64, 16, 0, "tRNS", "\x00\x00"), "32"),
 		imageBody(f, "a.jpg", encodeJPEG(f, small)[:40], "8"),
 		imageBody(f, "a.gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"), "8"),
 		multipartBody(f, part{name: "width", data: []byte("7")}),
@@ -33,7 +35,7 @@ func FuzzResize(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	known := map[string]int{
+	known := map[Code]int{
 		CodeInvalidWidth: 400, CodeMissingImage: 400, CodeInvalidRequest: 400, CodeCorruptImage: 400,
 		CodeUnsupportedFormat: 415, CodePayloadTooLarge: 413, CodeImageTooLarge: 422,
 	}
@@ -62,7 +64,7 @@ func FuzzResize(f *testing.F) {
 			}
 			return
 		}
-		var er ErrorResponse
+		var er errorBody
 		if err := json.Unmarshal(rec.Body.Bytes(), &er); err != nil {
 			t.Fatalf("status %d with a non-JSON body %q", rec.Code, rec.Body.Bytes())
 		}

@@ -105,10 +105,10 @@ func serve(h http.Handler, query string, body []byte) *httptest.ResponseRecorder
 }
 
 // errorDetail decodes an error body, failing the test if it is not one.
-func errorDetail(tb testing.TB, contentType string, body []byte) ErrorDetail {
+func errorDetail(tb testing.TB, contentType string, body []byte) errorFields {
 	tb.Helper()
 	require.Equal(tb, "application/json", contentType, "error Content-Type; body %q", body)
-	var er ErrorResponse
+	var er errorBody
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	require.NoError(tb, dec.Decode(&er), "error body %q", body)

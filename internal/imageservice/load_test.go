@@ -37,7 +37,7 @@ func TestLoad(t *testing.T) {
 		name   string
 		body   []byte
 		status int
-		code   string
+		code   Code
 		format string
 		width  int
 	}{
@@ -125,7 +125,7 @@ func sumValues(m map[string]int) int {
 }
 
 // loadRequest sends one request; retry reports a well-formed 503 busy.
-func loadRequest(ctx context.Context, client *http.Client, base string, body []byte, status int, code, format string, width int) (retry bool, msg string) {
+func loadRequest(ctx context.Context, client *http.Client, base string, body []byte, status int, code Code, format string, width int) (retry bool, msg string) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/resize", bytes.NewReader(body))
 	if err != nil {
 		return false, err.Error()
@@ -148,7 +148,7 @@ func loadRequest(ctx context.Context, client *http.Client, base string, body []b
 
 // checkLoadAnswer returns "" when the answer is the expected one or a
 // well-formed 503 busy, and a description of the problem otherwise.
-func checkLoadAnswer(resp *http.Response, body []byte, status int, code, format string, width int) string {
+func checkLoadAnswer(resp *http.Response, body []byte, status int, code Code, format string, width int) string {
 	if resp.StatusCode == http.StatusServiceUnavailable {
 		if resp.Header.Get("Retry-After") == "" {
 			return "503 without Retry-After"

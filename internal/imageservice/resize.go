@@ -53,20 +53,20 @@ func targetSize(srcW, srcH, width int) (int, int) {
 	return width, int(max(h, 1))
 }
 
-// process sniffs, checks the pixel budget from the header, decodes, scales
-// and encodes. It checks ctx between the phases.
-// MaxJPEGScans is the most start-of-scan markers a JPEG may hold (counted
+// maxJPEGScans is the most start-of-scan markers a JPEG may hold (counted
 // before decoding, over the whole file, so an embedded thumbnail's scans
 // count too). Encoders write 1 (baseline) to about 10 (progressive) scans;
 // more than this is refused with 422 image_too_large, since decoding cost
 // grows with every scan and image/jpeg cannot be interrupted.
-const MaxJPEGScans = 256
+const maxJPEGScans = 256
 
 // sosMarker is the JPEG start-of-scan marker. Entropy-coded data stuffs
 // every 0xFF with 0x00, so the pair appears only as a marker (or inside
 // another segment's payload, which can only over-count).
 var sosMarker = []byte{0xFF, 0xDA}
 
+// process sniffs, checks the budgets from the header (see admit),
+// decodes, scales and encodes. It checks ctx between the phases.
 func (s *Service) process(ctx context.Context, req resizeRequest) resizeResult {
 	var res resizeResult
 	format := sniff(req.image)
@@ -89,31 +89,8 @@ func (s *Service) process(ctx context.Context, req resizeRequest) resizeResult {
 		return res
 	}
 	res.srcW, res.srcH, res.haveSrcConfig = cfg.Width, cfg.Height, true
-	if format == formatJPEG {
-		// image/jpeg puts no bound on the scans of a progressive JPEG and
-		// each one re-walks the whole image: a small file of many tiny
-		// scans would hold a slot for minutes past the deadline.
-		if n := bytes.Count(req.image, sosMarker); n > MaxJPEGScans {
-			res.err = newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
-				fmt.Sprintf("resize: the JPEG has %d scans, over the limit of %d", n, MaxJPEGScans))
-			return res
-		}
-	}
-	if px := int64(cfg.Width) * int64(cfg.Height); px > s.cfg.MaxSourcePixels {
-		res.err = newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
-			fmt.Sprintf("resize: source %dx%d is %d pixels, over the %d-pixel budget", cfg.Width, cfg.Height, px, s.cfg.MaxSourcePixels))
-		return res
-	}
 	dw, dh := targetSize(cfg.Width, cfg.Height, req.width)
-	if px := int64(dw) * int64(dh); px > s.cfg.MaxSourcePixels {
-		res.err = newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
-			fmt.Sprintf("resize: target %dx%d is %d pixels, over the %d-pixel budget", dw, dh, px, s.cfg.MaxSourcePixels))
-		return res
-	}
-	if wb := workBytes(cfg.Width, cfg.Height, sourcePixelBytes(format, req.image), dw, dh); wb > s.cfg.MaxWorkBytes {
-		res.err = newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
-			fmt.Sprintf("resize: %dx%d to %dx%d needs about %d MiB, over the %d MiB working-memory budget; ask for a smaller width",
-				cfg.Width, cfg.Height, dw, dh, wb>>20, s.cfg.MaxWorkBytes>>20))
+	if res.err = s.admit(format, req.image, cfg, dw, dh); res.err != nil {
 		return res
 	}
 	if ctx.Err() != nil {
@@ -158,6 +135,35 @@ func (s *Service) process(ctx context.Context, req resizeRequest) resizeResult {
 	out.data = buf.Bytes()
 	res.out = out
 	return res
+}
+
+// admit checks an image whose header says cfg, to be scaled to dw×dh,
+// against the scan limit and the pixel and working-memory budgets, before
+// a pixel is decoded: 422 image_too_large, or nil.
+func (s *Service) admit(format string, data []byte, cfg image.Config, dw, dh int) *apiError {
+	if format == formatJPEG {
+		// image/jpeg puts no bound on the scans of a progressive JPEG and
+		// each one re-walks the whole image: a small file of many tiny
+		// scans would hold a slot for minutes past the deadline.
+		if n := bytes.Count(data, sosMarker); n > maxJPEGScans {
+			return newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
+				fmt.Sprintf("resize: the JPEG has %d scans, over the limit of %d", n, maxJPEGScans))
+		}
+	}
+	if px := int64(cfg.Width) * int64(cfg.Height); px > s.cfg.MaxSourcePixels {
+		return newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
+			fmt.Sprintf("resize: source %dx%d is %d pixels, over the %d-pixel budget", cfg.Width, cfg.Height, px, s.cfg.MaxSourcePixels))
+	}
+	if px := int64(dw) * int64(dh); px > s.cfg.MaxSourcePixels {
+		return newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
+			fmt.Sprintf("resize: target %dx%d is %d pixels, over the %d-pixel budget", dw, dh, px, s.cfg.MaxSourcePixels))
+	}
+	if wb := workBytes(cfg.Width, cfg.Height, sourcePixelBytes(format, data), dw, dh); wb > s.cfg.MaxWorkBytes {
+		return newError(http.StatusUnprocessableEntity, CodeImageTooLarge,
+			fmt.Sprintf("resize: %dx%d to %dx%d needs about %d MiB, over the %d MiB working-memory budget; ask for a smaller width",
+				cfg.Width, cfg.Height, dw, dh, wb>>20, s.cfg.MaxWorkBytes>>20))
+	}
+	return nil
 }
 
 func errOrSize(err error, cfg image.Config) any {

@@ -21,17 +21,18 @@ import (
 //
 //	POST /resize   multipart/form-data: file field "image", field "width"
 //	               (or ?width=N); answers the resized image
-//	GET  /healthz  200 with a JSON Health body
+//	GET  /healthz  200 with a JSON health body (see the package documentation)
 //
 // Every other path is 404 not_found; a wrong method is 405
 // method_not_allowed. A Service is safe for concurrent use; create it with
 // New.
 type Service struct {
-	cfg      Config
-	log      *slog.Logger
-	slots    chan struct{} // one token per running /resize request
-	uploads  chan struct{} // one token per request body being received
-	inFlight atomic.Int64
+	cfg       Config
+	log       *slog.Logger
+	slots     chan struct{} // one token per running /resize request
+	uploads   chan struct{} // one token per request body being received
+	bodyBytes byteBudget    // what the bodies being received hold so far
+	inFlight  atomic.Int64
 	// resize decodes, scales and encodes a read request: process, or a
 	// stand-in in tests.
 	resize func(context.Context, resizeRequest) resizeResult
@@ -49,7 +50,8 @@ func New(cfg Config, logger *slog.Logger) *Service {
 	}
 	cfg = cfg.withDefaults()
 	s := &Service{cfg: cfg, log: logger, slots: make(chan struct{}, cfg.MaxConcurrent),
-		uploads: make(chan struct{}, UploadsPerWorker*cfg.MaxConcurrent)}
+		uploads:   make(chan struct{}, uploadsPerWorker*cfg.MaxConcurrent),
+		bodyBytes: byteBudget{limit: uploadBudget(cfg)}}
 	s.resize = s.process
 	return s
 }
@@ -57,8 +59,8 @@ func New(cfg Config, logger *slog.Logger) *Service {
 // Config returns the effective configuration, defaults filled in.
 func (s *Service) Config() Config { return s.cfg }
 
-// Health is the JSON body of GET /healthz.
-type Health struct {
+// health is the JSON body of GET /healthz.
+type health struct {
 	// Status is always "ok".
 	Status string `json:"status"`
 	// Version is Config.Version.
@@ -70,11 +72,11 @@ type Health struct {
 	// Uploading is the number of /resize request bodies being received.
 	Uploading int `json:"uploading"`
 	// Limits are the effective limits.
-	Limits Limits `json:"limits"`
+	Limits healthLimits `json:"limits"`
 }
 
-// Limits is the limits part of Health.
-type Limits struct {
+// healthLimits is the limits part of health.
+type healthLimits struct {
 	MaxBodyBytes    int64 `json:"max_body_bytes"`
 	MaxWidth        int   `json:"max_width"`
 	MaxSourcePixels int64 `json:"max_source_pixels"`
@@ -87,7 +89,7 @@ type Limits struct {
 // accessRecord collects what the access log reports about one request.
 type accessRecord struct {
 	src, dst string // "WxH", empty when unknown
-	code     string // error code, empty on success
+	code     Code   // error code, empty on success
 }
 
 // countingWriter records the status and the body bytes written.
@@ -143,7 +145,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		attrs = append(attrs, slog.String("dst", rec.dst))
 	}
 	if rec.code != "" {
-		attrs = append(attrs, slog.String("code", rec.code))
+		attrs = append(attrs, slog.String("code", string(rec.code)))
 	}
 	level := slog.LevelInfo
 	if cw.status >= http.StatusInternalServerError && rec.code != CodeBusy && rec.code != CodeTimeout {
@@ -167,13 +169,13 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rec *acces
 		s.fail(w, rec, methodNotAllowed(w, "GET, HEAD"))
 		return
 	}
-	body, err := json.Marshal(Health{
+	body, err := json.Marshal(health{
 		Status:    "ok",
 		Version:   s.cfg.Version,
 		Formats:   []string{formatJPEG, formatPNG},
 		InFlight:  s.inFlight.Load(),
 		Uploading: len(s.uploads),
-		Limits: Limits{
+		Limits: healthLimits{
 			MaxBodyBytes:    s.cfg.MaxBodyBytes,
 			MaxWidth:        s.cfg.MaxWidth,
 			MaxSourcePixels: s.cfg.MaxSourcePixels,
@@ -216,68 +218,14 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 		s.fail(w, rec, methodNotAllowed(w, http.MethodPost))
 		return
 	}
-	// Shed load before reading a byte of the body. A body is received
-	// under an upload slot and only then takes a worker slot, so slow
-	// clients (a slowloris) tie up upload slots, not the workers.
-	select {
-	case s.uploads <- struct{}{}:
-	default:
-		s.fail(w, rec, s.busy(cap(s.uploads), "uploads"))
-		return
-	}
-	deadline := time.Now().Add(s.cfg.Timeout)
-	ctx, cancel := context.WithDeadline(r.Context(), deadline)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	// Bound the body read by the same deadline; recorders without a
-	// connection answer ErrNotSupported, which is fine.
-	_ = http.NewResponseController(w).SetReadDeadline(deadline)
-	req, aerr := s.readRequest(ctx, w, r)
-	<-s.uploads
+	req, aerr := s.receive(ctx, w, r)
 	if aerr != nil {
 		s.fail(w, rec, aerr)
 		return
 	}
-	// The body is in: disarm the upload's idle deadline. Left armed, it
-	// fires during a resize longer than UploadGrace, fails the server's
-	// background read and cancels ctx. ctx alone bounds the processing.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-
-	select {
-	case s.slots <- struct{}{}:
-	default:
-		s.fail(w, rec, s.busy(s.cfg.MaxConcurrent, "requests"))
-		return
-	}
-	s.inFlight.Add(1)
-	release := func() {
-		s.inFlight.Add(-1)
-		<-s.slots
-	}
-	handedOff := false
-	defer func() {
-		if !handedOff {
-			release()
-		}
-	}()
-
-	done := make(chan resizeResult, 1)
-	handedOff = true
-	go func() {
-		// Free the slot before the answer is written, so that a client
-		// that sends its next request on receipt finds it free.
-		res := s.processSafely(ctx, req)
-		release()
-		done <- res
-	}()
-
-	var res resizeResult
-	select {
-	case res = <-done:
-	case <-ctx.Done():
-		// The worker keeps its slot until it finishes, so the
-		// concurrency limit still bounds CPU and memory.
-		res.err = timeoutError(s.cfg.Timeout)
-	}
+	res := s.work(ctx, req)
 	if res.haveSrcConfig {
 		rec.src = fmt.Sprintf("%dx%d", res.srcW, res.srcH)
 	}
@@ -297,15 +245,75 @@ func (s *Service) serveResize(w http.ResponseWriter, r *http.Request, rec *acces
 	_, _ = w.Write(out.data)
 }
 
-// UploadsPerWorker sets how many request bodies may be received at once:
-// UploadsPerWorker × Config.MaxConcurrent. Each holds at most
-// Config.MaxBodyBytes in memory; beyond it a request is answered 503 busy.
-const UploadsPerWorker = 4
+// receive admits the request to an upload slot and reads its body, under
+// ctx's deadline and the upload limits.
+func (s *Service) receive(ctx context.Context, w http.ResponseWriter, r *http.Request) (resizeRequest, *apiError) {
+	// Shed load before reading a byte of the body. A body is received
+	// under an upload slot and only then takes a worker slot, so slow
+	// clients (a slowloris) tie up upload slots, not the workers; see
+	// upload.go for why a few of them cannot take every upload slot.
+	if len(s.slots) == cap(s.slots) {
+		// No worker could take it now: say so before the client sends
+		// the body, not after.
+		return resizeRequest{}, s.busy(fmt.Sprintf("%d requests in flight", s.cfg.MaxConcurrent)).unread()
+	}
+	select {
+	case s.uploads <- struct{}{}:
+	default:
+		return resizeRequest{}, s.busy(fmt.Sprintf("%d uploads in flight", cap(s.uploads))).unread()
+	}
+	defer func() { <-s.uploads }()
+	// The body reader bounds the read by ctx's deadline (and the idle
+	// limit) through the connection's read deadline; recorders without a
+	// connection answer ErrNotSupported, which is fine.
+	ctl := http.NewResponseController(w)
+	deadline, _ := ctx.Deadline()
+	body := newRateReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), ctl, s.cfg, &s.bodyBytes, deadline)
+	defer func() { s.bodyBytes.give(body.charged) }()
+	r.Body = body
+	req, aerr := s.readRequest(ctx, r, body)
+	if aerr == nil {
+		// The body is in: disarm the upload's idle deadline. Left armed,
+		// it fires during a resize longer than UploadGrace, fails the
+		// server's background read and cancels ctx. ctx alone bounds the
+		// processing.
+		_ = ctl.SetReadDeadline(time.Time{})
+	}
+	return req, aerr
+}
 
-// busy is the 503 answer when n slots of kind are all taken.
-func (s *Service) busy(n int, kind string) *apiError {
+// work processes req in a worker slot, taken without waiting (503 busy
+// when every worker is busy), and gives up at ctx's deadline.
+func (s *Service) work(ctx context.Context, req resizeRequest) resizeResult {
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		return resizeResult{err: s.busy(fmt.Sprintf("%d requests in flight", s.cfg.MaxConcurrent))}
+	}
+	s.inFlight.Add(1)
+	done := make(chan resizeResult, 1)
+	go func() {
+		res := s.processSafely(ctx, req)
+		// Free the slot before the answer is written, so that a client
+		// that sends its next request on receipt finds it free.
+		s.inFlight.Add(-1)
+		<-s.slots
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+		// The worker keeps its slot until it finishes, so the
+		// concurrency limit still bounds CPU and memory.
+		return resizeResult{err: timeoutError(s.cfg.Timeout)}
+	}
+}
+
+// busy is the 503 answer with Retry-After; why says which limit is full.
+func (s *Service) busy(why string) *apiError {
 	e := newError(http.StatusServiceUnavailable, CodeBusy,
-		fmt.Sprintf("resize: server busy (%d %s in flight); retry later", n, kind))
+		fmt.Sprintf("resize: server busy (%s); retry later", why))
 	e.retryAfter = s.cfg.retryAfterSeconds()
 	return e
 }
@@ -328,8 +336,9 @@ func timeoutError(d time.Duration) *apiError {
 // maxWidthField bounds the bytes read from the width field.
 const maxWidthField = 32
 
-// readRequest reads the width and the image bytes from the request.
-func (s *Service) readRequest(ctx context.Context, w http.ResponseWriter, r *http.Request) (resizeRequest, *apiError) {
+// readRequest reads the width and the image bytes from the request, whose
+// body is rr.
+func (s *Service) readRequest(ctx context.Context, r *http.Request, rr *rateReader) (resizeRequest, *apiError) {
 	var req resizeRequest
 	haveWidth := false
 	if q := r.URL.Query(); q.Has("width") {
@@ -342,13 +351,11 @@ func (s *Service) readRequest(ctx context.Context, w http.ResponseWriter, r *htt
 	if r.ContentLength > s.cfg.MaxBodyBytes {
 		return req, s.tooLarge()
 	}
-	rr := newRateReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), http.NewResponseController(w), s.cfg, time.Now())
-	r.Body = rr
 	// A too-slow upload can surface as any parse error (the multipart
 	// reader does not keep the cause), so the reader's verdict comes first.
 	readError := func(op string, err error) *apiError {
-		if rr.tooSlow {
-			err = errUploadTooSlow
+		if rr.cause != nil {
+			err = rr.cause
 		}
 		return s.readError(ctx, op, err)
 	}
@@ -417,6 +424,8 @@ func (s *Service) readError(ctx context.Context, op string, err error) *apiError
 	switch {
 	case errors.As(err, &mbe):
 		return s.tooLarge()
+	case errors.Is(err, errUploadBudget):
+		return s.busy(fmt.Sprintf("the request bodies being received fill their %d-byte budget", s.bodyBytes.limit)).unread()
 	case errors.Is(err, errUploadTooSlow):
 		return newError(http.StatusRequestTimeout, CodeTimeout,
 			fmt.Sprintf("resize: %s: upload too slow (at least %d bytes/s after %v, no pause longer than %v)", op, s.cfg.MinUploadRate, s.cfg.UploadGrace, s.cfg.UploadGrace))
@@ -428,65 +437,6 @@ func (s *Service) readError(ctx context.Context, op string, err error) *apiError
 		return newError(http.StatusBadRequest, CodeInvalidRequest, fmt.Sprintf("resize: %s: %v", op, err))
 	}
 }
-
-// errUploadTooSlow is returned by rateReader for a body below MinUploadRate.
-var errUploadTooSlow = errors.New("upload below the minimum rate")
-
-// rateReader enforces Config.MinUploadRate and Config.UploadGrace on a
-// request body: after the grace period the average rate must stay above
-// the minimum, and the connection's read deadline is kept at most one grace
-// period ahead (never past the request's own deadline), so a client that
-// stops sending is cut off too.
-type rateReader struct {
-	rc       io.ReadCloser
-	ctl      *http.ResponseController
-	start    time.Time
-	end      time.Time // the request's deadline
-	grace    time.Duration
-	minRate  int64
-	received int64
-	last     time.Time // when bytes last arrived
-	tooSlow  bool      // Read returned errUploadTooSlow
-}
-
-func newRateReader(rc io.ReadCloser, ctl *http.ResponseController, cfg Config, start time.Time) *rateReader {
-	r := &rateReader{rc: rc, ctl: ctl, start: start, last: start, end: start.Add(cfg.Timeout), grace: cfg.UploadGrace, minRate: cfg.MinUploadRate}
-	r.extend(start)
-	return r
-}
-
-// extend moves the read deadline to one grace period from now, capped by
-// the request's deadline. Recorders without a connection ignore it.
-func (r *rateReader) extend(now time.Time) {
-	d := now.Add(r.grace)
-	if d.After(r.end) {
-		d = r.end
-	}
-	_ = r.ctl.SetReadDeadline(d)
-}
-
-func (r *rateReader) Read(p []byte) (int, error) {
-	n, err := r.rc.Read(p)
-	r.received += int64(n)
-	now := time.Now()
-	if elapsed := now.Sub(r.start); elapsed > r.grace && float64(r.received) < float64(r.minRate)*elapsed.Seconds() {
-		r.tooSlow = true
-		return n, errUploadTooSlow
-	}
-	if err != nil && !errors.Is(err, io.EOF) && now.Before(r.end) && now.Sub(r.last) >= r.grace*9/10 {
-		// The idle read deadline set by extend fired (the connection's
-		// error text varies; the silence is what counts).
-		r.tooSlow = true
-		return n, errUploadTooSlow
-	}
-	if n > 0 {
-		r.last = now
-	}
-	r.extend(now)
-	return n, err
-}
-
-func (r *rateReader) Close() error { return r.rc.Close() }
 
 // parseWidth parses a decimal width in 1..MaxWidth.
 func (s *Service) parseWidth(v string) (int, *apiError) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/jpeg"
@@ -92,7 +93,7 @@ func TestResizeBadImages(t *testing.T) {
 		name   string
 		data   []byte
 		status int
-		code   string
+		code   Code
 	}{
 		{"png bad crc in header", stdImage(t, "png/testdata/invalid-crc32.png"), 400, CodeCorruptImage},
 		{"png truncated", stdImage(t, "png/testdata/invalid-trunc.png"), 400, CodeCorruptImage},
@@ -130,7 +131,7 @@ func TestResizeRequestErrors(t *testing.T) {
 		contentType string // default testContentType
 		body        []byte
 		status      int
-		code        string
+		code        Code
 	}{
 		{"width zero", "", "", imageBody(t, "a.png", img, "0"), 400, CodeInvalidWidth},
 		{"width negative", "", "", imageBody(t, "a.png", img, "-5"), 400, CodeInvalidWidth},
@@ -314,7 +315,7 @@ func TestResizePixelBudget(t *testing.T) {
 			rec := serve(svc, "", imageBody(t, "a.png", tt.img, tt.width))
 			require.Equal(t, tt.status, rec.Code, "body %q", rec.Body.String())
 			got := errorDetail(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
-			want := map[int]string{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
+			want := map[int]Code{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
 			require.Equal(t, want, got.Code, "message %q", got.Message)
 		})
 	}
@@ -346,7 +347,7 @@ func TestResizeWorkBytes16Bit(t *testing.T) {
 			rec := serve(svc, "", imageBody(t, "a.png", pngWithIHDR(1000, 1000, tt.depth, tt.colourType, tt.chunks...), "1000"))
 			require.Equal(t, tt.status, rec.Code, "body %q", rec.Body.String())
 			got := errorDetail(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
-			want := map[int]string{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
+			want := map[int]Code{422: CodeImageTooLarge, 400: CodeCorruptImage}[tt.status]
 			require.Equal(t, want, got.Code, "message %q", got.Message)
 		})
 	}
@@ -407,74 +408,40 @@ func TestResizeTimeout(t *testing.T) {
 	})
 }
 
-// waitHealth polls /healthz until what(h) is n.
-func waitHealth(t *testing.T, base string, client *http.Client, name string, what func(Health) int64, n int64) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, err := client.Get(base + "/healthz")
-		require.NoError(t, err)
-		var h Health
-		err = json.NewDecoder(resp.Body).Decode(&h)
-		resp.Body.Close()
-		require.NoError(t, err)
-		if what(h) == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s stayed %d, want %d", name, what(h), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestSlowUploadsDoNotBlockWorkers stalls uploads in their bodies: they
 // hold upload slots, never the worker, so a normal request still gets
 // through; once every upload slot is taken, the next request is 503 busy
-// with Retry-After.
+// with Retry-After, answered at once although its body stalls too.
 func TestSlowUploadsDoNotBlockWorkers(t *testing.T) {
 	img := stdImage(t, "testdata/video-001.png")
 	body := imageBody(t, "a.png", img, "64")
-	svc := New(Config{MaxConcurrent: 1, RetryAfter: 1500 * time.Millisecond}, nil)
+	// Stalled uploads are not cut off while the test runs.
+	svc := New(Config{MaxConcurrent: 1, RetryAfter: 1500 * time.Millisecond, UploadGrace: time.Minute, Timeout: 2 * time.Minute}, nil)
 	srv := httptest.NewServer(svc)
-	defer srv.Close()
-	client := srv.Client()
-	post := func(r io.Reader) (int, http.Header, []byte) { return postResize(srv, r) }
+	t.Cleanup(srv.Close)
+	uploads := cap(svc.uploads)
 
-	uploads := UploadsPerWorker * 1
-	stalled := make([]*blockingBody, uploads-1)
-	statuses := make(chan int, uploads)
-	for i := range stalled {
-		stalled[i] = newBlockingBody(body[:100], body[100:])
-		defer stalled[i].Release()
-		go func(b *blockingBody) {
-			code, _, _ := post(b)
-			statuses <- code
-		}(stalled[i])
-	}
-	uploading := func(h Health) int64 { return int64(h.Uploading) }
-	waitHealth(t, srv.URL, client, "uploading", uploading, int64(uploads-1))
-
-	code, _, b := post(bytes.NewReader(body))
+	release := stallUploads(t, svc, srv, body, uploads-1)
+	code, _, b := postResize(srv, bytes.NewReader(body))
 	require.Equal(t, http.StatusOK, code, "a normal request is served while %d uploads stall: %s", uploads-1, b)
 
-	last := newBlockingBody(body[:100], body[100:])
-	defer last.Release()
-	go func() {
-		code, _, _ := post(last)
-		statuses <- code
-	}()
-	waitHealth(t, srv.URL, client, "uploading", uploading, int64(uploads))
-	code, h, b := post(bytes.NewReader(body))
+	releaseLast := stallUploads(t, svc, srv, body, 1)
+	require.Equal(t, uploads, uploading(t, srv))
+	stalled := newBlockingBody(body[:100], body[100:])
+	defer stalled.Release()
+	code, h, b := postResize(srv, stalled)
 	require.Equal(t, http.StatusServiceUnavailable, code, "%s", b)
 	require.Equal(t, "2", h.Get("Retry-After"), "1.5 s rounds up to 2")
-	require.Equal(t, CodeBusy, errorDetail(t, h.Get("Content-Type"), b).Code)
+	d := errorDetail(t, h.Get("Content-Type"), b)
+	require.Equal(t, CodeBusy, d.Code)
+	require.Contains(t, d.Message, fmt.Sprintf("%d uploads in flight", uploads))
 
-	// Released one at a time, each stalled upload gets the worker.
-	for _, b := range append(stalled, last) {
-		b.Release()
-		require.Equal(t, http.StatusOK, <-statuses, "a stalled upload completes once its body arrives")
-	}
+	// Released, each stalled upload gets the worker or a 503 busy.
+	release()
+	releaseLast()
+	require.Equal(t, 0, uploading(t, srv))
+	code, _, b = postResize(srv, bytes.NewReader(body))
+	require.Equal(t, http.StatusOK, code, "the upload slots are free again: %s", b)
 }
 
 // TestResizeBusy fills the worker slots: a request that cannot get one is
@@ -503,13 +470,13 @@ func TestHealthz(t *testing.T) {
 	svc.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Equal(t, "application/json", rec.Header().Get("Content-Type"))
-	var got Health
+	var got health
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
-	want := Health{
+	want := health{
 		Status:  "ok",
 		Version: "1.2.3",
 		Formats: []string{"jpeg", "png"},
-		Limits: Limits{
+		Limits: healthLimits{
 			MaxBodyBytes:    20 << 20,
 			MaxWidth:        1000,
 			MaxSourcePixels: 40_000_000,
@@ -530,7 +497,7 @@ func TestRouting(t *testing.T) {
 		method    string
 		path      string
 		status    int
-		code      string
+		code      Code
 		wantAllow string
 	}{
 		{"get resize", http.MethodGet, "/resize", 405, CodeMethodNotAllowed, "POST"},
@@ -586,33 +553,9 @@ func TestAccessLog(t *testing.T) {
 	}
 }
 
-func TestConfigValidate(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     Config
-		wantErr string
-	}{
-		{"zero is valid", Config{}, ""},
-		{"negative body", Config{MaxBodyBytes: -1}, "max body bytes"},
-		{"negative width", Config{MaxWidth: -1}, "max width"},
-		{"negative pixels", Config{MaxSourcePixels: -1}, "max source pixels"},
-		{"negative work bytes", Config{MaxWorkBytes: -1}, "max work bytes"},
-		{"negative timeout", Config{Timeout: -time.Second}, "timeout"},
-		{"negative concurrency", Config{MaxConcurrent: -1}, "max concurrent"},
-		{"negative retry", Config{RetryAfter: -1}, "retry after"},
-		{"quality over 100", Config{JPEGQuality: 101}, "jpeg quality"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if tt.wantErr == "" {
-				require.NoError(t, err)
-				return
-			}
-			require.ErrorContains(t, err, tt.wantErr)
-			require.True(t, strings.HasPrefix(err.Error(), "imageservice config: "), "error %q starts with the operation", err)
-		})
-	}
+// TestDefaultConfig pins the defaults Config documents, and shows New
+// replacing impossible values with them.
+func TestDefaultConfig(t *testing.T) {
 	got := DefaultConfig()
 	want := Config{
 		MaxBodyBytes: 20 << 20, MaxWidth: 4096, MaxSourcePixels: 40_000_000, MaxWorkBytes: 1 << 30, Timeout: 30 * time.Second,
@@ -621,6 +564,13 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("default config mismatch (-want +got):\n%s", diff)
+	}
+	impossible := Config{
+		MaxBodyBytes: -1, MaxWidth: -1, MaxSourcePixels: -1, MaxWorkBytes: -1, Timeout: -time.Second,
+		MaxConcurrent: -1, RetryAfter: -1, JPEGQuality: 101, MinUploadRate: -1, UploadGrace: -1,
+	}
+	if diff := cmp.Diff(want, New(impossible, nil).Config()); diff != "" {
+		t.Errorf("New(impossible values) config mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -634,8 +584,8 @@ func TestTooManyJPEGScans(t *testing.T) {
 		extra int
 		want  int
 	}{
-		{"at the limit", MaxJPEGScans - 1, http.StatusOK},
-		{"over the limit", MaxJPEGScans, http.StatusUnprocessableEntity},
+		{"at the limit", maxJPEGScans - 1, http.StatusOK},
+		{"over the limit", maxJPEGScans, http.StatusUnprocessableEntity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -671,5 +621,21 @@ func TestSlowUploadCutOff(t *testing.T) {
 	require.Equal(t, http.StatusRequestTimeout, code, "%s", b)
 	require.Contains(t, errorDetail(t, h.Get("Content-Type"), b).Message, "upload too slow")
 	require.Less(t, time.Since(start), 5*time.Second, "cut off at the grace period, not the 30 s deadline")
-	waitHealth(t, srv.URL, srv.Client(), "uploading", func(h Health) int64 { return int64(h.Uploading) }, 0)
+	waitUploading(t, srv, 0)
+}
+
+// TestCodeWireValues pins the codes clients branch on: they never change.
+func TestCodeWireValues(t *testing.T) {
+	tests := []struct {
+		code Code
+		want string
+	}{
+		{CodeInvalidWidth, "invalid_width"}, {CodeMissingImage, "missing_image"}, {CodeInvalidRequest, "invalid_request"},
+		{CodeUnsupportedFormat, "unsupported_format"}, {CodePayloadTooLarge, "payload_too_large"}, {CodeImageTooLarge, "image_too_large"},
+		{CodeCorruptImage, "corrupt_image"}, {CodeBusy, "busy"}, {CodeTimeout, "timeout"},
+		{CodeMethodNotAllowed, "method_not_allowed"}, {CodeNotFound, "not_found"}, {CodeInternal, "internal"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, string(tt.code))
+	}
 }
