@@ -2,35 +2,15 @@ package evals_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
-// TestScenarioReadmeExample parses the annotated example of
-// fixtures/scenarios/README.md so that the documentation cannot drift from
-// the loader.
-func TestScenarioReadmeExample(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "fixtures", "scenarios", "README.md"))
-	require.NoError(t, err)
-	_, rest, ok := strings.Cut(string(b), "```yaml\n")
-	require.True(t, ok, "README has a yaml block")
-	block, _, ok := strings.Cut(rest, "```")
-	require.True(t, ok, "yaml block is closed")
-	sc, err := evals.ParseScenario("README.md", []byte(block), nil)
-	require.NoError(t, err)
-	require.Equal(t, "scale-window-256", sc.ID)
-	require.Equal(t, []evals.FailurePath{evals.PathToolError}, sc.Expect.FailurePaths)
-}
-
 func ExampleScore() {
-	sc, err := evals.ParseScenario("echo.yaml", []byte(`
+	sc, err := scenario.Parse("echo.yaml", []byte(`
 id: echo-hello
 description: Echo a greeting back.
 task: Say hello through the echo tool.
@@ -56,20 +36,10 @@ expect:
 			{Type: agent.EventDone, Step: 2, Outcome: agent.OutcomeFinalAnswer},
 		},
 	})
-	report := evals.NewReport([]evals.RunReport{run})
+	rep := report.New([]report.Run{run})
 	fmt.Println(run.ID, run.Verdict, len(run.Checks), "checks")
-	fmt.Println(report.Summary.Pass, "of", report.Summary.Total, "passed")
+	fmt.Println(rep.Summary.Pass, "of", rep.Summary.Total, "passed")
 	// Output:
 	// echo-hello/react-text/1 pass 3 checks
 	// 1 of 1 passed
-}
-
-func ExampleInShard() {
-	i, n, err := evals.ParseShard("2/3")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(evals.InShard("a", i, n))
-	// Output: true
 }

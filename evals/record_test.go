@@ -20,6 +20,8 @@ import (
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/evals/report"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 // providerScenario answers in one model call; its deadline is short so
@@ -126,18 +128,18 @@ func TestRecordNeverLosesData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc, err := evals.ParseScenario("live.yaml", []byte(providerScenario), agent.PromptVariants())
+			sc, err := scenario.Parse("live.yaml", []byte(providerScenario), agent.PromptVariants())
 			require.NoError(t, err)
 			dir := t.TempDir()
-			record := func(base string) evals.RunReport {
+			record := func(base string) report.Run {
 				r := &evals.Runner{Root: dir, CassetteDir: dir, Record: &evals.RecordConfig{
 					Provider: evals.Provider{BaseURL: base, Model: "m"}}}
-				runs := r.Run(context.Background(), r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+				runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 				require.Len(t, runs, 1)
 				return runs[0]
 			}
 			first := record(good.URL + "/v1")
-			require.Equal(t, evals.VerdictPass, first.Verdict, first.Error)
+			require.Equal(t, report.VerdictPass, first.Verdict, first.Error)
 			before := tree(t, dir)
 			require.Contains(t, before, filepath.Join("live", "react-text", "1", replay.LLMCassette))
 
@@ -148,7 +150,7 @@ func TestRecordNeverLosesData(t *testing.T) {
 				base = bad.URL + "/v1"
 			}
 			got := record(base)
-			require.Equal(t, evals.VerdictError, got.Verdict)
+			require.Equal(t, report.VerdictError, got.Verdict)
 			require.True(t, got.NotRecorded, got.Error)
 			require.Contains(t, got.Error, tt.want)
 			if d := cmp.Diff(before, tree(t, dir)); d != "" {
@@ -164,7 +166,7 @@ func TestRecordNeverLosesData(t *testing.T) {
 // TestKeepFailed saves a refused recording for inspection beside, never
 // over, the committed one.
 func TestKeepFailed(t *testing.T) {
-	sc, err := evals.ParseScenario("live.yaml", []byte(providerScenario), agent.PromptVariants())
+	sc, err := scenario.Parse("live.yaml", []byte(providerScenario), agent.PromptVariants())
 	require.NoError(t, err)
 	cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "100")
@@ -179,7 +181,7 @@ func TestKeepFailed(t *testing.T) {
 	dir, keep := t.TempDir(), t.TempDir()
 	r := &evals.Runner{Root: dir, CassetteDir: filepath.Join(dir, "cassettes"), Record: &evals.RecordConfig{
 		Provider: evals.Provider{BaseURL: cut.URL + "/v1", Model: "m"}, KeepFailed: keep}}
-	runs := r.Run(context.Background(), r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+	runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 	require.True(t, runs[0].NotRecorded, runs[0].Error)
 	require.Contains(t, runs[0].Error, "kept for inspection in "+filepath.Join(keep, "live", "react-text", "1"))
 	kept := tree(t, filepath.Join(keep, "live", "react-text", "1"))
@@ -194,12 +196,12 @@ func TestKeepFailed(t *testing.T) {
 // no folder is left behind.
 func TestSecretRefusesRecording(t *testing.T) {
 	src := strings.Replace(inlineScenario, "task: echo hi", "task: echo sk-abcdefghijklmnopqrstuvwx", 1)
-	sc, err := evals.ParseScenario("inline.yaml", []byte(src), agent.PromptVariants())
+	sc, err := scenario.Parse("inline.yaml", []byte(src), agent.PromptVariants())
 	require.NoError(t, err)
 	dir, keep := t.TempDir(), t.TempDir()
 	r := &evals.Runner{Root: dir, CassetteDir: filepath.Join(dir, "cassettes"), Record: &evals.RecordConfig{
 		Provider: evals.Provider{Scripted: true}, KeepFailed: keep}}
-	runs := r.Run(context.Background(), r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+	runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 	require.True(t, runs[0].NotRecorded, runs[0].Error)
 	require.Contains(t, runs[0].Error, `llm.yaml interaction 0 (POST http://localhost/v1/chat/completions) request body line 1: key-shaped string (openai-api-key) "sk-a…"`)
 	require.Empty(t, tree(t, keep), "a secret is never kept")
@@ -226,12 +228,12 @@ func TestEscapedKeyRefusesRecording(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc, err := evals.ParseScenario("live.yaml", []byte(strings.Replace(providerScenario, "task: say hi", "task: "+tt.task, 1)), agent.PromptVariants())
+			sc, err := scenario.Parse("live.yaml", []byte(strings.Replace(providerScenario, "task: say hi", "task: "+tt.task, 1)), agent.PromptVariants())
 			require.NoError(t, err)
 			dir := t.TempDir()
 			r := &evals.Runner{Root: dir, CassetteDir: dir, Record: &evals.RecordConfig{
 				Provider: evals.Provider{BaseURL: srv.URL + "/v1", Model: "m", APIKey: key}}}
-			runs := r.Run(context.Background(), r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+			runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 			require.True(t, runs[0].NotRecorded, runs[0].Error)
 			require.Contains(t, runs[0].Error, "secret in cassette")
 			require.Empty(t, tree(t, dir))

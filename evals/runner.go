@@ -26,6 +26,8 @@ import (
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/agent/tools"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/evals/report"
+	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/internal/imageservice"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 	"github.com/agenthub/agenthub/internal/secret"
@@ -113,7 +115,7 @@ type Runner struct {
 
 // Job is one run to do.
 type Job struct {
-	Scenario *Scenario
+	Scenario *scenario.Scenario
 	Prompt   string
 	Trial    int
 }
@@ -141,7 +143,7 @@ type Filter struct {
 // Plan expands the scenarios into jobs in a stable order (scenario id,
 // prompt, trial). In replay mode with Filter.Trials 0, the trials are the
 // recorded ones (at least trial 1, which reports a missing cassette).
-func (r *Runner) Plan(scenarios []*Scenario, f Filter) []Job {
+func (r *Runner) Plan(scenarios []*scenario.Scenario, f Filter) []Job {
 	var jobs []Job
 	for _, sc := range scenarios {
 		if !f.selectsScenario(sc.ID, sc.Tags) {
@@ -178,7 +180,7 @@ func (f Filter) selectsScenario(id string, tags []string) bool {
 }
 
 func (f Filter) selectsRun(id string) bool {
-	if f.ShardCount > 0 && !InShard(id, f.ShardIndex, f.ShardCount) {
+	if f.ShardCount > 0 && !report.InShard(id, f.ShardIndex, f.ShardCount) {
 		return false
 	}
 	return f.Only == nil || f.Only[id]
@@ -188,7 +190,7 @@ func (f Filter) selectsRun(id string) bool {
 // scenario, prompt, tags and id), whether or not the run still exists in
 // the suite: a baseline is cut to the same selection as the current eval,
 // so that a deleted scenario inside the selection still shows as missing.
-func (f Filter) Selects(r RunReport) bool {
+func (f Filter) Selects(r report.Run) bool {
 	if !f.selectsScenario(r.Scenario, r.Tags) || (f.Prompt != "" && r.Prompt != f.Prompt) {
 		return false
 	}
@@ -282,14 +284,14 @@ func (r *Runner) roots() (*os.Root, *os.Root, error) {
 	return r.root, r.cassettes, r.casErr
 }
 
-// Run runs the jobs in a pool of Jobs workers and returns one RunReport
+// Run runs the jobs in a pool of Jobs workers and returns one report.Run
 // per job, sorted by run id whatever the concurrency.
-func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
+func (r *Runner) Run(ctx context.Context, jobs []Job) []report.Run {
 	n := r.Jobs
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	out := make([]RunReport, len(jobs))
+	out := make([]report.Run, len(jobs))
 	var (
 		mu        sync.Mutex
 		done, bad int
@@ -304,7 +306,7 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
 				out[i] = r.RunJob(ctx, jobs[i])
 				mu.Lock()
 				done++
-				if out[i].Verdict != VerdictPass {
+				if out[i].Verdict != report.VerdictPass {
 					bad++
 				}
 				if r.Progress != nil {
@@ -334,8 +336,8 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) []RunReport {
 // agent, score — and returns its report. Harness failures (a stale or
 // missing cassette, a replay miss, unused interactions, a recording that is
 // not complete) give the verdict error; a recording refused as incomplete
-// is also marked RunReport.NotRecorded.
-func (r *Runner) RunJob(ctx context.Context, j Job) RunReport {
+// is also marked report.Run.NotRecorded.
+func (r *Runner) RunJob(ctx context.Context, j Job) report.Run {
 	var in RunInput
 	ws, err := os.MkdirTemp("", "agenthub-ws-")
 	if err == nil {
@@ -617,7 +619,7 @@ func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, r
 // variant that asks for the same reply protocol (a new variant of the text
 // protocol replays react-text's replies), so that a new prompt variant can
 // be recorded with --scripted before anyone writes replies for it.
-func scriptFor(sc *Scenario, prompt string) ([]scriptedmodel.Turn, error) {
+func scriptFor(sc *scenario.Scenario, prompt string) ([]scriptedmodel.Turn, error) {
 	if turns, ok := sc.Script[prompt]; ok {
 		return turns, nil
 	}
@@ -649,7 +651,7 @@ func scriptFor(sc *Scenario, prompt string) ([]scriptedmodel.Turn, error) {
 // folders are copied: a symlink (which could point out of the repository,
 // and which expect.files would follow) is an error, and no path component
 // can leave Root.
-func (r *Runner) copyWorkspace(sc *Scenario, dst string) error {
+func (r *Runner) copyWorkspace(sc *scenario.Scenario, dst string) error {
 	if sc.Workspace == "" {
 		return nil
 	}

@@ -7,20 +7,22 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 // ExampleRunner replays one recorded scenario of the bundled suite from Go
 // code and prints its verdict: what `agenthub eval --run '^scale-window$'
 // --prompt react-text` does.
 func ExampleRunner() {
-	scenarios, err := evals.LoadSuite("../fixtures/scenarios", agent.PromptVariants())
+	scenarios, err := scenario.LoadSuite("../fixtures/scenarios", agent.PromptVariants())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	r := &evals.Runner{Root: "..", CassetteDir: "../cassettes"}
 	jobs := r.Plan(scenarios, evals.Filter{Run: regexp.MustCompile(`^scale-window$`), Prompt: "react-text"})
-	rep := evals.NewReport(r.Run(context.Background(), jobs))
+	rep := report.New(r.Run(context.Background(), jobs))
 	for _, run := range rep.Runs {
 		fmt.Println(run.ID, run.Verdict, run.Outcome, run.ModelCalls, "model calls")
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 )
 
 func TestScriptFor(t *testing.T) {
 	text := []scriptedmodel.Turn{{Reply: "Final Answer: t"}}
-	sc := &Scenario{File: "s.yaml", Script: map[string][]scriptedmodel.Turn{"react-text": text}}
+	sc := &scenario.Scenario{File: "s.yaml", Script: map[string][]scriptedmodel.Turn{"react-text": text}}
 	got, err := scriptFor(sc, "react-text")
 	require.NoError(t, err)
 	require.Equal(t, text, got)
@@ -38,7 +39,7 @@ func TestCopyWorkspaceStaysInRoot(t *testing.T) {
 	r := &Runner{Root: root}
 
 	dst := t.TempDir()
-	require.NoError(t, r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: "ws"}, dst))
+	require.NoError(t, r.copyWorkspace(&scenario.Scenario{File: "s.yaml", Workspace: "ws"}, dst))
 	got, err := os.ReadFile(filepath.Join(dst, "picture", "a.txt"))
 	require.NoError(t, err)
 	require.Equal(t, "a", string(got))
@@ -50,41 +51,14 @@ func TestCopyWorkspaceStaysInRoot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: tt.workspace}, t.TempDir())
+			err := r.copyWorkspace(&scenario.Scenario{File: "s.yaml", Workspace: tt.workspace}, t.TempDir())
 			require.ErrorContains(t, err, tt.want)
 			require.ErrorContains(t, err, "s.yaml: workspace "+tt.workspace)
 		})
 	}
 	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.jpg"), filepath.Join(root, "ws", "picture", "passwd.jpg")))
-	err = r.copyWorkspace(&Scenario{File: "s.yaml", Workspace: "ws"}, t.TempDir())
+	err = r.copyWorkspace(&scenario.Scenario{File: "s.yaml", Workspace: "ws"}, t.TempDir())
 	require.ErrorContains(t, err, "picture/passwd.jpg is not a regular file or folder")
-}
-
-func TestMergeChecksShards(t *testing.T) {
-	shard := func(i, n int) Report { return Report{Schema: SchemaVersion, Shard: &ShardInfo{Index: i, Count: n}} }
-	tests := []struct {
-		name    string
-		reports []Report
-		want    string
-	}{
-		{"all shards", []Report{shard(2, 3), shard(1, 3), shard(3, 3)}, ""},
-		{"one of one", []Report{shard(1, 1)}, ""},
-		{"missing", []Report{shard(1, 3), shard(2, 3)}, "merge reports: missing shards 3/3"},
-		{"twice", []Report{shard(1, 2), shard(1, 2)}, "merge reports: shard 1/2 given twice"},
-		{"mixed counts", []Report{shard(1, 2), shard(2, 3)}, "merge reports: report 2 is shard 2/3, the others are of 2"},
-		{"mixed kinds", []Report{shard(1, 2), {Schema: SchemaVersion}}, "merge reports: report 2 is not a shard but others are"},
-		{"no shards", []Report{{Schema: SchemaVersion}, {Schema: SchemaVersion}}, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Merge(tt.reports...)
-			if tt.want == "" {
-				require.NoError(t, err)
-			} else {
-				require.EqualError(t, err, tt.want)
-			}
-		})
-	}
 }
 
 func TestSameText(t *testing.T) {

@@ -13,12 +13,14 @@ import (
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/evals/report"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 // suite loads the bundled suite and a replay runner over its cassettes.
-func suite(t testing.TB) ([]*evals.Scenario, *evals.Runner) {
+func suite(t testing.TB) ([]*scenario.Scenario, *evals.Runner) {
 	t.Helper()
-	scenarios, err := evals.LoadSuite("../fixtures/scenarios", agent.PromptVariants())
+	scenarios, err := scenario.LoadSuite("../fixtures/scenarios", agent.PromptVariants())
 	require.NoError(t, err)
 	return scenarios, &evals.Runner{Root: "..", CassetteDir: "../cassettes"}
 }
@@ -33,7 +35,7 @@ func TestBundledSuite(t *testing.T) {
 		t.Run(j.ID(), func(t *testing.T) {
 			t.Parallel()
 			rep := r.RunJob(context.Background(), j)
-			if rep.Verdict != evals.VerdictPass {
+			if rep.Verdict != report.VerdictPass {
 				var why []string
 				for _, c := range rep.Checks {
 					if !c.OK {
@@ -68,23 +70,23 @@ expect:
 
 // recordInline records inlineScenario into a fresh cassette folder and
 // returns the scenario and a replay runner over it.
-func recordInline(t *testing.T, src string) (*evals.Scenario, *evals.Runner) {
+func recordInline(t *testing.T, src string) (*scenario.Scenario, *evals.Runner) {
 	t.Helper()
-	sc, err := evals.ParseScenario("inline.yaml", []byte(src), agent.PromptVariants())
+	sc, err := scenario.Parse("inline.yaml", []byte(src), agent.PromptVariants())
 	require.NoError(t, err)
 	dir := t.TempDir()
 	rec := &evals.Runner{Root: dir, CassetteDir: dir, Record: &evals.RecordConfig{Mode: replay.ModeRecord, Provider: evals.Provider{Scripted: true}}}
-	runs := rec.Run(context.Background(), rec.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+	runs := rec.Run(context.Background(), rec.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 	require.Len(t, runs, 1)
-	require.Equal(t, evals.VerdictPass, runs[0].Verdict, "recording: %s", runs[0].Error)
+	require.Equal(t, report.VerdictPass, runs[0].Verdict, "recording: %s", runs[0].Error)
 	return sc, &evals.Runner{Root: dir, CassetteDir: dir}
 }
 
 func TestRunnerReplaysWhatItRecorded(t *testing.T) {
 	sc, r := recordInline(t, inlineScenario)
-	runs := r.Run(context.Background(), r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+	runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 	require.Len(t, runs, 1)
-	require.Equal(t, evals.VerdictPass, runs[0].Verdict, runs[0].Error)
+	require.Equal(t, report.VerdictPass, runs[0].Verdict, runs[0].Error)
 	require.Equal(t, "inline/react-text/1", runs[0].ID)
 	require.Equal(t, 2, runs[0].ModelCalls)
 }
@@ -93,13 +95,13 @@ func TestRunnerHarnessErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		// mutate changes the scenario or the recording before the replay.
-		mutate func(t *testing.T, sc *evals.Scenario, dir string)
+		mutate func(t *testing.T, sc *scenario.Scenario, dir string)
 		want   []string
 		trial  int // replayed trial (default 1)
 	}{
 		{
 			name: "copied trial",
-			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+			mutate: func(t *testing.T, sc *scenario.Scenario, dir string) {
 				require.NoError(t, os.CopyFS(filepath.Join(dir, "inline/react-text/2"), os.DirFS(filepath.Join(dir, "inline/react-text/1"))))
 			},
 			trial: 2,
@@ -107,14 +109,14 @@ func TestRunnerHarnessErrors(t *testing.T) {
 		},
 		{
 			name: "decisions missing",
-			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+			mutate: func(t *testing.T, sc *scenario.Scenario, dir string) {
 				require.NoError(t, os.Remove(filepath.Join(dir, "inline/react-text/1", evals.DecisionsFile)))
 			},
 			want: []string{"decisions.json", "record it with"},
 		},
 		{
 			name: "stale prompt",
-			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+			mutate: func(t *testing.T, sc *scenario.Scenario, dir string) {
 				path := filepath.Join(dir, "inline/react-text/1", replay.MetaFile)
 				var meta replay.Meta
 				data, err := os.ReadFile(path)
@@ -129,21 +131,21 @@ func TestRunnerHarnessErrors(t *testing.T) {
 		},
 		{
 			name: "missing recording",
-			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+			mutate: func(t *testing.T, sc *scenario.Scenario, dir string) {
 				require.NoError(t, os.RemoveAll(filepath.Join(dir, "inline")))
 			},
 			want: []string{"no recording in", "record it with: go run ./cmd/agenthub record --scripted"},
 		},
 		{
 			name: "task changed",
-			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+			mutate: func(t *testing.T, sc *scenario.Scenario, dir string) {
 				sc.Task = "echo ho"
 			},
 			want: []string{"no recorded interaction matches", "-recorded +live", "echo ho"},
 		},
 		{
 			name: "run stopped early",
-			mutate: func(t *testing.T, sc *evals.Scenario, dir string) {
+			mutate: func(t *testing.T, sc *scenario.Scenario, dir string) {
 				sc.MaxSteps = 1
 			},
 			want: []string{"never played", "1"},
@@ -158,7 +160,7 @@ func TestRunnerHarnessErrors(t *testing.T) {
 				trial = tt.trial
 			}
 			rep := r.RunJob(context.Background(), evals.Job{Scenario: sc, Prompt: "react-text", Trial: trial})
-			require.Equal(t, evals.VerdictError, rep.Verdict)
+			require.Equal(t, report.VerdictError, rep.Verdict)
 			for _, w := range tt.want {
 				require.Contains(t, rep.Error, w)
 			}
@@ -168,7 +170,7 @@ func TestRunnerHarnessErrors(t *testing.T) {
 
 func TestReparseFindsChangedDecisions(t *testing.T) {
 	sc, r := recordInline(t, inlineScenario)
-	jobs := r.Plan([]*evals.Scenario{sc}, evals.Filter{})
+	jobs := r.Plan([]*scenario.Scenario{sc}, evals.Filter{})
 	res, err := r.Reparse(jobs)
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Runs)
@@ -223,7 +225,7 @@ func BenchmarkEvalSuite(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		runs := r.Run(context.Background(), jobs)
-		if rep := evals.NewReport(runs); rep.Summary.Pass != len(jobs) {
+		if rep := report.New(runs); rep.Summary.Pass != len(jobs) {
 			b.Fatalf("%d of %d runs passed", rep.Summary.Pass, len(jobs))
 		}
 	}
@@ -236,7 +238,7 @@ func BenchmarkEvalSuite(b *testing.B) {
 func TestBundledSuiteCoverage(t *testing.T) {
 	scenarios, r := suite(t)
 	require.GreaterOrEqual(t, len(scenarios), 24)
-	listed := map[evals.FailurePath]bool{}
+	listed := map[scenario.FailurePath]bool{}
 	for _, sc := range scenarios {
 		for _, p := range sc.Expect.FailurePaths {
 			listed[p] = true
@@ -246,10 +248,10 @@ func TestBundledSuiteCoverage(t *testing.T) {
 			require.NoError(t, err, "scenario %s is not recorded for %s", sc.ID, prompt)
 		}
 	}
-	for _, p := range []evals.FailurePath{
-		evals.PathParseError, evals.PathToolNotFound, evals.PathToolError, evals.PathLLMRetry,
-		evals.PathLLMError, evals.PathMaxSteps, evals.PathDeadline, evals.PathRecovery,
-		evals.PathOutsideWorkspace, evals.PathInjectionObservation,
+	for _, p := range []scenario.FailurePath{
+		scenario.PathParseError, scenario.PathToolNotFound, scenario.PathToolError, scenario.PathLLMRetry,
+		scenario.PathLLMError, scenario.PathMaxSteps, scenario.PathDeadline, scenario.PathRecovery,
+		scenario.PathOutsideWorkspace, scenario.PathInjectionObservation,
 	} {
 		require.True(t, listed[p], "no scenario exercises %s", p)
 	}
@@ -281,7 +283,7 @@ func TestReparseChecksDecisionsAgainstCassette(t *testing.T) {
 			data, err = json.Marshal(tt.mutate(recs))
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(path, data, 0o644))
-			_, err = r.Reparse(r.Plan([]*evals.Scenario{sc}, evals.Filter{}))
+			_, err = r.Reparse(r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 			require.ErrorContains(t, err, tt.want)
 		})
 	}

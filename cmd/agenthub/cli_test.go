@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
 )
 
 // TestIsLocalURL: only a URL whose host is this machine skips the API-key
@@ -74,14 +74,14 @@ func TestFindRoot(t *testing.T) {
 func TestVerdictError(t *testing.T) {
 	tests := []struct {
 		name     string
-		group    evals.Group
+		group    report.Group
 		wantCode int
 		wantMsg  string
 	}{
-		{"all passed", evals.Group{Total: 2, Pass: 2}, exitOK, ""},
-		{"nothing ran", evals.Group{}, exitOK, ""},
-		{"a failure", evals.Group{Total: 2, Pass: 1, Fail: 1}, exitFailed, "failed"},
-		{"an error beats a failure", evals.Group{Total: 3, Pass: 1, Fail: 1, Error: 1}, exitUsage, "not judged"},
+		{"all passed", report.Group{Total: 2, Pass: 2}, exitOK, ""},
+		{"nothing ran", report.Group{}, exitOK, ""},
+		{"a failure", report.Group{Total: 2, Pass: 1, Fail: 1}, exitFailed, "failed"},
+		{"an error beats a failure", report.Group{Total: 3, Pass: 1, Fail: 1, Error: 1}, exitUsage, "not judged"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

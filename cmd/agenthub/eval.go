@@ -15,6 +15,8 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
+	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/internal/atomicfile"
 )
 
@@ -43,9 +45,9 @@ func (s *selection) register(fs *flag.FlagSet) {
 const maxTrials = 1000
 
 // load reads the suite and builds the runner and filter.
-func (s *selection) load(cmd string) ([]*evals.Scenario, *evals.Runner, evals.Filter, error) {
+func (s *selection) load(cmd string) ([]*scenario.Scenario, *evals.Runner, evals.Filter, error) {
 	var f evals.Filter
-	suite, err := evals.LoadSuite(inRoot(s.root, s.scenarios), agent.PromptVariants())
+	suite, err := scenario.LoadSuite(inRoot(s.root, s.scenarios), agent.PromptVariants())
 	if err != nil {
 		return nil, nil, f, suiteError(cmd, s.root, s.scenarios, err)
 	}
@@ -70,7 +72,7 @@ func (s *selection) load(cmd string) ([]*evals.Scenario, *evals.Runner, evals.Fi
 		}
 	}
 	if s.shard != "" {
-		i, n, err := evals.ParseShard(s.shard)
+		i, n, err := report.ParseShard(s.shard)
 		if err != nil {
 			return nil, nil, f, usageErrorf("%s: --shard: %v", cmd, err)
 		}
@@ -174,7 +176,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("eval: unexpected argument %q (run 'agenthub eval -h')", fs.Arg(0))
 	}
-	f, err := evals.ParseFormat(fl.format)
+	f, err := report.ParseFormat(fl.format)
 	if err != nil {
 		return usageErrorf("eval: --format: %v", err)
 	}
@@ -200,9 +202,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	rep := runJobs(ctx, e, runner, jobs)
 	if filter.ShardCount > 0 {
-		rep.Shard = &evals.ShardInfo{Index: filter.ShardIndex, Count: filter.ShardCount}
+		rep.Shard = &report.ShardInfo{Index: filter.ShardIndex, Count: filter.ShardCount}
 	}
-	if err := evals.Render(e.stdout, rep, f); err != nil {
+	if err := report.Render(e.stdout, rep, f); err != nil {
 		return err
 	}
 	if err := fl.writeReports(e, rep); err != nil {
@@ -230,7 +232,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 // that no longer exists (a renamed scenario) cannot pass for "nothing to
 // rerun".
 func rerunSelection(path string, planned []evals.Job) (map[string]bool, error) {
-	prev, err := evals.LoadReport(path)
+	prev, err := report.Load(path)
 	if err != nil {
 		return nil, usageErrorf("eval: --rerun-failed: %v", err)
 	}
@@ -259,24 +261,24 @@ func rerunSelection(path string, planned []evals.Job) (map[string]bool, error) {
 // selection it keeps only the runs the filter selects, to compare like
 // with like: runs the selection leaves out are not missing from this
 // result (but a deleted scenario the selection would keep is).
-func loadBaseline(path string, filter evals.Filter, filtered bool) (*evals.Report, error) {
+func loadBaseline(path string, filter evals.Filter, filtered bool) (*report.Report, error) {
 	if path == "" {
 		return nil, nil
 	}
-	b, err := evals.LoadReport(path)
+	b, err := report.Load(path)
 	if err != nil {
 		return nil, usageErrorf("eval: --baseline: %v", err)
 	}
 	if !filtered {
 		return &b, nil
 	}
-	var keep []evals.RunReport
+	var keep []report.Run
 	for _, r := range b.Runs {
 		if filter.Selects(r) {
 			keep = append(keep, r)
 		}
 	}
-	b = evals.NewReport(keep)
+	b = report.New(keep)
 	return &b, nil
 }
 
@@ -297,7 +299,7 @@ func nothingToRun(e *env, filter evals.Filter, rerun string, scenarios int, dir 
 
 // runJobs runs the jobs, with a progress line on a terminal, and returns
 // their report.
-func runJobs(ctx context.Context, e *env, runner *evals.Runner, jobs []evals.Job) evals.Report {
+func runJobs(ctx context.Context, e *env, runner *evals.Runner, jobs []evals.Job) report.Report {
 	if e.isTerminal {
 		runner.Progress = progressPrinter(e.stderr)
 	}
@@ -305,18 +307,18 @@ func runJobs(ctx context.Context, e *env, runner *evals.Runner, jobs []evals.Job
 	if e.isTerminal {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
-	return evals.NewReport(runs)
+	return report.New(runs)
 }
 
 // writeReports writes the --out, --junit and --bless files that are set.
-func (f *evalFlags) writeReports(e *env, rep evals.Report) error {
+func (f *evalFlags) writeReports(e *env, rep report.Report) error {
 	files := []struct {
 		flag, path string
-		render     func(io.Writer, evals.Report) error
+		render     func(io.Writer, report.Report) error
 	}{
-		{"--out", f.out, evals.RenderJSON},
-		{"--junit", f.junit, evals.RenderJUnit},
-		{"--bless", f.bless, evals.RenderJSON},
+		{"--out", f.out, report.RenderJSON},
+		{"--junit", f.junit, report.RenderJUnit},
+		{"--bless", f.bless, report.RenderJSON},
 	}
 	for _, file := range files {
 		if file.path == "" {
@@ -336,26 +338,26 @@ func (f *evalFlags) writeReports(e *env, rep evals.Report) error {
 // every file a command writes (atomicfile.WriteTarget: a regular file is
 // replaced atomically, a FIFO or device is written in place, a symlink is
 // followed).
-func writeReport(path string, rep evals.Report, render func(io.Writer, evals.Report) error) error {
+func writeReport(path string, rep report.Report, render func(io.Writer, report.Report) error) error {
 	return atomicfile.WriteTarget(path, func(w io.Writer) error { return render(w, rep) })
 }
 
 // compareBaseline prints the comparison of rep with base (on stderr when
 // stdout is machine-readable) and reports whether rep regressed.
-func compareBaseline(e *env, base, rep evals.Report, f evals.Format) (bool, error) {
-	d := evals.Compare(base, rep)
+func compareBaseline(e *env, base, rep report.Report, f report.Format) (bool, error) {
+	d := report.Compare(base, rep)
 	w := e.stdout
-	if f == evals.FormatJSON || f == evals.FormatJUnit {
+	if f == report.FormatJSON || f == report.FormatJUnit {
 		w = e.stderr // keep stdout machine-readable
 	}
 	fmt.Fprintln(w)
-	if f == evals.FormatMarkdown {
+	if f == report.FormatMarkdown {
 		fmt.Fprint(w, "### Baseline comparison\n\n```text\n")
 	}
-	if err := evals.RenderDiff(w, d); err != nil {
+	if err := report.RenderDiff(w, d); err != nil {
 		return false, err
 	}
-	if f == evals.FormatMarkdown {
+	if f == report.FormatMarkdown {
 		fmt.Fprint(w, "```\n")
 	}
 	return d.Regressed(), nil

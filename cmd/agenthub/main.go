@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/agenthub/agenthub/agent"
-	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
 )
 
 func main() {
@@ -141,7 +141,7 @@ var errSilentFailure = &exitError{code: exitFailed}
 // when every run in g passed, exit 2 with errMsg when some run could not be
 // judged (verdict error: a harness fault, never a pass or a fail), else
 // exit 1 with failMsg when some run failed.
-func verdictError(g evals.Group, failMsg, errMsg string) error {
+func verdictError(g report.Group, failMsg, errMsg string) error {
 	switch {
 	case g.Error > 0:
 		return &exitError{code: exitUsage, msg: errMsg}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthub/agenthub/evals"
 	"github.com/agenthub/agenthub/evals/replay"
+	"github.com/agenthub/agenthub/evals/report"
 )
 
 func runRecord(ctx context.Context, e *env, args []string) error {
@@ -65,7 +66,7 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 		return usageErrorf("record: no scenario run matches the selection")
 	}
 	rep := runJobs(ctx, e, runner, jobs)
-	if err := evals.RenderTable(e.stdout, rep); err != nil {
+	if err := report.RenderTable(e.stdout, rep); err != nil {
 		return err
 	}
 	s := rep.Summary

@@ -9,6 +9,8 @@ import (
 
 	"github.com/agenthub/agenthub/agent"
 	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 func runReplay(ctx context.Context, e *env, args []string) error {
@@ -32,11 +34,11 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if err != nil || trial < 1 {
 		return usageErrorf("replay: %s: the last folder must be a trial number, got %q", dir, trialStr)
 	}
-	suite, err := evals.LoadSuite(inRoot(*root, *scenarios), agent.PromptVariants())
+	suite, err := scenario.LoadSuite(inRoot(*root, *scenarios), agent.PromptVariants())
 	if err != nil {
 		return suiteError("replay", *root, *scenarios, err)
 	}
-	var sc *evals.Scenario
+	var sc *scenario.Scenario
 	for _, s := range suite {
 		if s.ID == id {
 			sc = s
@@ -47,10 +49,10 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	}
 	runner := &evals.Runner{Root: *root, CassetteDir: filepath.Dir(filepath.Dir(filepath.Dir(dir))), Jobs: 1,
 		Observer: func(string) agent.Observer { return agent.NewConsoleObserver(e.stderr) }}
-	rep := runner.RunJob(ctx, evals.Job{Scenario: sc, Prompt: prompt, Trial: trial})
-	report := evals.NewReport([]evals.RunReport{rep})
-	if err := evals.RenderTable(e.stdout, report); err != nil {
+	run := runner.RunJob(ctx, evals.Job{Scenario: sc, Prompt: prompt, Trial: trial})
+	rep := report.New([]report.Run{run})
+	if err := report.RenderTable(e.stdout, rep); err != nil {
 		return err
 	}
-	return verdictError(report.Summary.Group, fmt.Sprintf("replay: %s failed", rep.ID), fmt.Sprintf("replay: %s could not be judged", rep.ID))
+	return verdictError(rep.Summary.Group, fmt.Sprintf("replay: %s failed", run.ID), fmt.Sprintf("replay: %s could not be judged", run.ID))
 }

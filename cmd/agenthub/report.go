@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/report"
 )
 
 func runReport(ctx context.Context, e *env, args []string) error {
@@ -23,27 +23,27 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() < 1 {
 		return usageErrorf("report merge: want the reports to merge (run 'agenthub report -h')")
 	}
-	f, err := evals.ParseFormat(*format)
+	f, err := report.ParseFormat(*format)
 	if err != nil {
 		return usageErrorf("report: --format: %v", err)
 	}
-	var reports []evals.Report
+	var reports []report.Report
 	for _, p := range fs.Args() {
-		r, err := evals.LoadReport(p)
+		r, err := report.Load(p)
 		if err != nil {
 			return usageErrorf("report merge: %v", err)
 		}
 		reports = append(reports, r)
 	}
-	merged, err := evals.Merge(reports...)
+	merged, err := report.Merge(reports...)
 	if err != nil {
 		return usageErrorf("report merge: %v", err)
 	}
-	if err := evals.Render(e.stdout, merged, f); err != nil {
+	if err := report.Render(e.stdout, merged, f); err != nil {
 		return err
 	}
 	if *out != "" {
-		if err := writeReport(*out, merged, evals.RenderJSON); err != nil {
+		if err := writeReport(*out, merged, report.RenderJSON); err != nil {
 			return usageErrorf("report merge: --out: %v", err)
 		}
 	}

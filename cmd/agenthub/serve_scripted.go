@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/agenthub/agenthub/evals"
+	"github.com/agenthub/agenthub/evals/scenario"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 )
 
@@ -34,7 +34,7 @@ func runServeScripted(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErrorf("serve-scripted: %v", err)
 	}
-	turns, err := evals.ParseScript(*script, data, *prompt)
+	turns, err := scenario.ParseScript(*script, data, *prompt)
 	if err != nil {
 		return usageErrorf("serve-scripted: %v", err)
 	}

@@ -1,4 +1,4 @@
-package evals
+package report
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -27,18 +29,23 @@ func golden(t *testing.T, name string, got []byte) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./evals -update to create it")
+	require.NoError(t, err, "run go test ./evals/report -update to create it")
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
 	}
 }
 
+// runID is the id evals.RunID gives a run: "<scenario>/<prompt>/<trial>".
+func runID(scenario, prompt string, trial int) string {
+	return scenario + "/" + prompt + "/" + strconv.Itoa(trial)
+}
+
 // fixtureRuns is a fixed set of runs: two scenarios × two prompts × two
 // trials, with passes, a failure, an error and a flaky case.
-func fixtureRuns() []RunReport {
-	run := func(sc, prompt string, trial int, v Verdict, calls int) RunReport {
-		r := RunReport{
-			ID: RunID(sc, prompt, trial), Scenario: sc, Prompt: prompt, Trial: trial,
+func fixtureRuns() []Run {
+	run := func(sc, prompt string, trial int, v Verdict, calls int) Run {
+		r := Run{
+			ID: runID(sc, prompt, trial), Scenario: sc, Prompt: prompt, Trial: trial,
 			Tags: []string{"smoke"}, Verdict: v, Outcome: agent.OutcomeFinalAnswer,
 			ModelCalls: calls, ToolCalls: max(calls-1, 0), ReferenceSteps: 2,
 			FailurePaths: []FailurePathResult{},
@@ -49,7 +56,7 @@ func fixtureRuns() []RunReport {
 		}
 		if sc == "scale-window" {
 			r.Tags = append(r.Tags, "image")
-			r.FailurePaths = []FailurePathResult{{Path: PathToolNotFound, Listed: true, Occurred: true, Handled: v == VerdictPass}}
+			r.FailurePaths = []FailurePathResult{{Path: scenario.PathToolNotFound, Listed: true, Occurred: true, Handled: v == VerdictPass}}
 		}
 		switch v {
 		case VerdictFail:
@@ -62,7 +69,7 @@ func fixtureRuns() []RunReport {
 		}
 		return r
 	}
-	return []RunReport{
+	return []Run{
 		run("scale-window", "react-text", 2, VerdictFail, 4),
 		run("scale-window", "react-text", 1, VerdictPass, 2),
 		run("scale-window", "react-json", 1, VerdictPass, 2),
@@ -81,10 +88,10 @@ func TestTableTotalsAgreeWithSummary(t *testing.T) {
 	runs := fixtureRuns()
 	for i := range runs {
 		if runs[i].Verdict == VerdictError {
-			runs[i].FailurePaths = []FailurePathResult{{Path: PathLLMError, Occurred: true}}
+			runs[i].FailurePaths = []FailurePathResult{{Path: scenario.PathLLMError, Occurred: true}}
 		}
 	}
-	r := NewReport(runs)
+	r := New(runs)
 	var buf bytes.Buffer
 	require.NoError(t, RenderTable(&buf, r))
 	out := buf.String()
@@ -106,19 +113,19 @@ func TestTableTotalsAgreeWithSummary(t *testing.T) {
 func TestRenderGolden(t *testing.T) {
 	one := fixtureRuns()[:1]
 	one[0].Trial = 1
-	one[0].ID = RunID(one[0].Scenario, one[0].Prompt, 1)
+	one[0].ID = runID(one[0].Scenario, one[0].Prompt, 1)
 	tests := []struct {
 		name   string
 		file   string
 		report Report
 		format Format
 	}{
-		{"table with trials", "report.table.golden", NewReport(fixtureRuns()), FormatTable},
-		{"table one trial", "report-single.table.golden", NewReport(one), FormatTable},
-		{"markdown", "report.md.golden", NewReport(fixtureRuns()), FormatMarkdown},
-		{"json", "report.json.golden", NewReport(fixtureRuns()), FormatJSON},
-		{"junit", "report.junit.golden", NewReport(fixtureRuns()), FormatJUnit},
-		{"empty table", "empty.table.golden", NewReport(nil), FormatTable},
+		{"table with trials", "report.table.golden", New(fixtureRuns()), FormatTable},
+		{"table one trial", "report-single.table.golden", New(one), FormatTable},
+		{"markdown", "report.md.golden", New(fixtureRuns()), FormatMarkdown},
+		{"json", "report.json.golden", New(fixtureRuns()), FormatJSON},
+		{"junit", "report.junit.golden", New(fixtureRuns()), FormatJUnit},
+		{"empty table", "empty.table.golden", New(nil), FormatTable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,17 +1,31 @@
-package evals
+// Package report owns the result of an eval: Run, the scored result of
+// one run, and Report, the runs with the summary computed once from them
+// (New) — a group per prompt variant and per tag, with its sums, pass
+// rate, pass@k and pass^k. Every renderer (Render: the table, markdown,
+// JSON and JUnit) and the baseline diff (Compare, RenderDiff) only format
+// those groups; none re-sums. It also owns the JSON format (Report.JSON,
+// Load, SchemaVersion) and sharding: the runs a shard holds (InShard) and
+// the merge of the shards' reports (Merge).
+//
+// Runs come from evals.Score; a run's failure paths are named as the
+// scenario format names them (scenario.FailurePath).
+package report
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/agenthub/agenthub/agent"
+	"github.com/agenthub/agenthub/evals/scenario"
 )
 
 // SchemaVersion is the version of the JSON report format.
@@ -41,17 +55,15 @@ type Check struct {
 // FailurePathResult is one failure path of a run.
 type FailurePathResult struct {
 	// Path is the failure path.
-	Path FailurePath `json:"path"`
+	Path scenario.FailurePath `json:"path"`
 	// Listed says the scenario expects the path; unlisted paths that
 	// occurred are informational.
 	Listed bool `json:"listed"`
 	// Occurred says the trace shows the path.
 	Occurred bool `json:"occurred"`
 	// Handled says every occurrence was handled as the agent contract says
-	// (see Score).
+	// (see evals.Score).
 	Handled bool `json:"handled"`
-
-	why string // reason it was not handled, copied into the check
 }
 
 // Tokens is the token usage of a run, from the recorded API usage.
@@ -70,8 +82,8 @@ type Latency struct {
 	Tool int64 `json:"tool"`
 }
 
-// RunReport is the scored result of one run.
-type RunReport struct {
+// Run is the scored result of one run.
+type Run struct {
 	// ID is "<scenario>/<prompt>/<trial>".
 	ID string `json:"id"`
 	// Scenario is the scenario id.
@@ -116,7 +128,7 @@ type RunReport struct {
 
 // failurePathCounts returns how many failure paths occurred in the run and
 // how many of those were handled.
-func (r RunReport) failurePathCounts() (handled, exercised int) {
+func (r Run) failurePathCounts() (handled, exercised int) {
 	for _, f := range r.FailurePaths {
 		if f.Occurred {
 			exercised++
@@ -129,12 +141,12 @@ func (r RunReport) failurePathCounts() (handled, exercised int) {
 }
 
 // Report is the canonical result of an eval: runs sorted by id and the
-// summary computed from them. Build it with NewReport.
+// summary computed from them. Build it with New.
 type Report struct {
 	// Schema is SchemaVersion.
 	Schema int `json:"schema"`
 	// Runs are sorted by id.
-	Runs []RunReport `json:"runs"`
+	Runs []Run `json:"runs"`
 	// Summary is computed from Runs.
 	Summary Summary `json:"summary"`
 	// Shard says which shard of a sharded eval the report holds (nil: the
@@ -202,7 +214,7 @@ type Sums struct {
 }
 
 // add counts run r into the sums.
-func (s *Sums) add(r RunReport) {
+func (s *Sums) add(r Run) {
 	s.ModelCalls += r.ModelCalls
 	s.ToolCalls += r.ToolCalls
 	s.Tokens += r.Tokens.Prompt + r.Tokens.Completion
@@ -232,13 +244,13 @@ type Dist struct {
 	P95 *float64 `json:"p95"`
 }
 
-// NewReport sorts the runs by id (scenario, prompt, then trial
+// New sorts the runs by id (scenario, prompt, then trial
 // numerically) and computes the summary. It does not modify runs.
-func NewReport(runs []RunReport) Report {
-	rs := append([]RunReport(nil), runs...)
+func New(runs []Run) Report {
+	rs := append([]Run(nil), runs...)
 	sortRuns(rs)
 	s := Summary{Group: aggregate(rs), ByPrompt: map[string]Group{}, ByTag: map[string]Group{}}
-	byPrompt, byTag := map[string][]RunReport{}, map[string][]RunReport{}
+	byPrompt, byTag := map[string][]Run{}, map[string][]Run{}
 	for _, r := range rs {
 		byPrompt[r.Prompt] = append(byPrompt[r.Prompt], r)
 		for _, t := range r.Tags {
@@ -252,12 +264,12 @@ func NewReport(runs []RunReport) Report {
 		s.ByTag[t] = aggregate(g)
 	}
 	if rs == nil {
-		rs = []RunReport{}
+		rs = []Run{}
 	}
 	return Report{Schema: SchemaVersion, Runs: rs, Summary: s}
 }
 
-func sortRuns(rs []RunReport) {
+func sortRuns(rs []Run) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		a, b := rs[i], rs[j]
 		if a.Scenario != b.Scenario {
@@ -273,7 +285,7 @@ func sortRuns(rs []RunReport) {
 	})
 }
 
-func aggregate(rs []RunReport) Group {
+func aggregate(rs []Run) Group {
 	g := Group{Total: len(rs)}
 	type tally struct{ n, c int }
 	cases := map[string]*tally{}
@@ -315,7 +327,7 @@ func aggregate(rs []RunReport) Group {
 	g.ModelCalls = distribution(calls)
 	g.StepEfficiency = mean(eff)
 	g.TokensPerRun = mean(tokens)
-	keys := sortedKeys(cases)
+	keys := slices.Sorted(maps.Keys(cases))
 	for _, k := range keys {
 		if t := cases[k]; t.c > 0 && t.c < t.n {
 			g.Flaky = append(g.Flaky, k)
@@ -341,7 +353,7 @@ func aggregate(rs []RunReport) Group {
 }
 
 // spl is a judged run's term of StepEfficiency: S·l/max(p, l).
-func spl(r RunReport) float64 {
+func spl(r Run) float64 {
 	if r.Verdict != VerdictPass {
 		return 0
 	}
@@ -431,7 +443,7 @@ func distribution(xs []float64) Dist {
 }
 
 // JSON returns the canonical JSON of the report: object keys sorted,
-// two-space indent, a final newline. A report that parseReport would
+// two-space indent, a final newline. A report that parse would
 // refuse (a run without an id or with a negative count, …) is an error:
 // what is written can be read back.
 func (r Report) JSON() ([]byte, error) {
@@ -460,23 +472,23 @@ func (r Report) JSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// LoadReport reads a JSON report written by Report.JSON. Unknown fields,
+// Load reads a JSON report written by Report.JSON. Unknown fields,
 // another schema version, duplicate run ids or trailing data are errors
 // ("load report FILE: …"). The summary is recomputed from the runs.
-func LoadReport(file string) (Report, error) {
+func Load(file string) (Report, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return Report{}, fmt.Errorf("load report: %w", err)
 	}
-	r, err := parseReport(data)
+	r, err := parse(data)
 	if err != nil {
 		return Report{}, fmt.Errorf("load report %s: %w", file, err)
 	}
 	return r, nil
 }
 
-// parseReport decodes a JSON report; see LoadReport.
-func parseReport(data []byte) (Report, error) {
+// parse decodes a JSON report; see Load.
+func parse(data []byte) (Report, error) {
 	var head struct {
 		Schema *int `json:"schema"`
 	}
@@ -498,12 +510,12 @@ func parseReport(data []byte) (Report, error) {
 	if err := r.validate(); err != nil {
 		return Report{}, err
 	}
-	out := NewReport(r.Runs)
+	out := New(r.Runs)
 	out.Shard = r.Shard
 	return out, nil
 }
 
-// validate checks what JSON writes and parseReport reads: every run has
+// validate checks what JSON writes and parse reads: every run has
 // an id of its own, a known verdict and no negative count or duration,
 // and the shard, if any, is one.
 func (r Report) validate() error {
@@ -539,7 +551,7 @@ func Merge(reports ...Report) (Report, error) {
 		return Report{}, err
 	}
 	seen := map[string]bool{}
-	var runs []RunReport
+	var runs []Run
 	for _, r := range reports {
 		for _, run := range r.Runs {
 			if seen[run.ID] {
@@ -549,7 +561,7 @@ func Merge(reports ...Report) (Report, error) {
 			runs = append(runs, run)
 		}
 	}
-	return NewReport(runs), nil
+	return New(runs), nil
 }
 
 // ShardInfo identifies one shard of a sharded eval: shard Index of Count,

@@ -1,9 +1,11 @@
-package evals
+package report
 
 import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,7 +110,7 @@ func summaryRow(label string, g Group) []string {
 
 // runRow is a run's row of the run table. The failure paths of a run the
 // harness could not judge are "-": they count in no group (see Group).
-func runRow(r RunReport) []string {
+func runRow(r Run) []string {
 	paths := "-"
 	if r.Verdict != VerdictError {
 		h, e := r.failurePathCounts()
@@ -123,10 +125,10 @@ func runRow(r RunReport) []string {
 	}
 }
 
-func promptNames(r Report) []string { return sortedKeys(r.Summary.ByPrompt) }
+func promptNames(r Report) []string { return slices.Sorted(maps.Keys(r.Summary.ByPrompt)) }
 
-func runsOfPrompt(r Report, p string) []RunReport {
-	var out []RunReport
+func runsOfPrompt(r Report, p string) []Run {
+	var out []Run
 	for _, run := range r.Runs {
 		if run.Prompt == p {
 			out = append(out, run)
@@ -279,7 +281,7 @@ func renderMarkdown(w io.Writer, r Report) error {
 		}
 		fmt.Fprintf(ew, "\n### %s\n\n| %s | total | pass | fail | error | pass rate | mean model calls | p50 | p95 | step efficiency | failure paths handled | tokens/run |\n", title, key)
 		fmt.Fprintln(ew, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-		for _, name := range sortedKeys(groups) {
+		for _, name := range slices.Sorted(maps.Keys(groups)) {
 			x := groups[name]
 			fmt.Fprintf(ew, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %d/%d | %s |\n", mdEscape(name), x.Total, x.Pass, x.Fail, x.Error,
 				fmtPercent(x.PassRate), fmtNum(x.ModelCalls.Mean), fmtNum(x.ModelCalls.P50), fmtNum(x.ModelCalls.P95),

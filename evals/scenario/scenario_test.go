@@ -1,4 +1,4 @@
-package evals
+package scenario
 
 import (
 	"os"
@@ -17,54 +17,19 @@ import (
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
 )
 
-// fullScenario uses every field of the format.
-const fullScenario = `id: scale-window
-description: Scale the seed's window picture to width 256.
-tags: [image, happy]
-task: 把 ./picture/window.jpg 缩放到宽度 256
-tools: [echo, image_scaling]
-workspace: testdata/images
-prompts: [react-text]
-max_steps: 6
-timeout: 5s
-script:
-  react-text:
-    - reply: |
-        Thought: I should scale the image.
-        Action: image_scaling
-        Action Input: {"path": "picture/window.jpg", "width": 256}
-    - fault: {kind: rate_limit, retry_after_s: 1}
-    - reply: "Final Answer: done, 256 wide"
-image_faults:
-  - {call: 1, status: 503, retry_after_s: 2}
-expect:
-  outcome: final_answer
-  answer:
-    contains: "256"
-    not_contains: [error, "失败"]
-    regex: '\d+'
-    equals: done, 256 wide
-  trajectory:
-    mode: in_order
-    calls:
-      - tool: image_scaling
-        input:
-          json_subset: {width: 256}
-          contains: window
-      - tool: echo
-        input: {json_subset: '{"a": [1, true, null]}', regex: '^\{', equals: x}
-      - tool: echo
-  steps: {max: 5, min: 1, reference: 2}
-  files:
-    - {path: picture/window_256.jpg, width: 256, height: 192, format: jpeg}
-    - path: out.txt
-  failure_paths: [llm_retry, tool_error]
-`
+// fullScenario reads testdata/full.yaml, a scenario that uses every field
+// of the format (evals' BenchmarkScore scores a run of it).
+func fullScenario(t testing.TB) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "full.yaml"))
+	require.NoError(t, err)
+	return data
+}
 
 func str(s string) *string { return &s }
 
 func TestParseScenarioFull(t *testing.T) {
-	got, err := ParseScenario("full.yaml", []byte(fullScenario), nil)
+	got, err := Parse("full.yaml", fullScenario(t), nil)
 	require.NoError(t, err)
 	want := &Scenario{
 		File:        "full.yaml",
@@ -112,7 +77,7 @@ func TestParseScenarioFull(t *testing.T) {
 
 func TestParseScenarioDefaults(t *testing.T) {
 	src := "id: e\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: give_up}\n"
-	got, err := ParseScenario("min.yaml", []byte(src), []string{"a", "b"})
+	got, err := Parse("min.yaml", []byte(src), []string{"a", "b"})
 	require.NoError(t, err)
 	if diff := cmp.Diff([]string{"a", "b"}, got.Prompts); diff != "" {
 		t.Errorf("prompts mismatch (-want +got):\n%s", diff)
@@ -232,7 +197,7 @@ func TestParseScenarioErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc, err := ParseScenario("f.yaml", []byte(tt.src), nil)
+			sc, err := Parse("f.yaml", []byte(tt.src), nil)
 			require.Error(t, err)
 			require.Nil(t, sc)
 			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
@@ -320,7 +285,7 @@ func TestLoadSuite(t *testing.T) {
 
 func TestParseScenarioLongestID(t *testing.T) {
 	id := strings.Repeat("a", 255)
-	sc, err := ParseScenario("f.yaml", []byte("id: "+id+"\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: give_up}\n"), nil)
+	sc, err := Parse("f.yaml", []byte("id: "+id+"\ndescription: d\ntask: t\ntools: [echo]\nexpect: {outcome: give_up}\n"), nil)
 	require.NoError(t, err)
 	require.Equal(t, id, sc.ID)
 }
@@ -336,13 +301,13 @@ func TestLoadSuiteBadDir(t *testing.T) {
 }
 
 func FuzzParseScenario(f *testing.F) {
-	f.Add([]byte(fullScenario))
+	f.Add(fullScenario(f))
 	f.Add([]byte(base + "expect: {outcome: give_up}\n"))
 	f.Add([]byte("id: &a [*a]\n"))
 	f.Add([]byte("expect:\n  trajectory:\n    calls:\n      - input: {json_subset: [1, {a: ~}]}\n"))
 	f.Add([]byte("{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc, err := ParseScenario("fuzz.yaml", data, nil)
+		sc, err := Parse("fuzz.yaml", data, nil)
 		if err != nil {
 			if sc != nil {
 				t.Fatal("scenario returned with an error")
@@ -446,7 +411,7 @@ func FuzzScriptReaders(f *testing.F) {
 			t.Skip("not embeddable by indenting")
 		}
 		fromFile, errFile := ParseScript("turns.yaml", data, "")
-		sc, errScenario := ParseScenario("scenario.yaml", wrapped, nil)
+		sc, errScenario := Parse("scenario.yaml", wrapped, nil)
 		if (errFile == nil) != (errScenario == nil) {
 			t.Fatalf("verdicts differ:\nserve-scripted: %v\nscenario loader: %v\nscenario:\n%s", errFile, errScenario, wrapped)
 		}

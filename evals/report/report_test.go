@@ -1,4 +1,4 @@
-package evals
+package report
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func TestDistribution(t *testing.T) {
 func f64(v float64) *float64 { return &v }
 
 func TestNewReportSummary(t *testing.T) {
-	r := NewReport(fixtureRuns())
+	r := New(fixtureRuns())
 	require.Equal(t, "echo-hello/react-json/1", r.Runs[0].ID)
 	require.Equal(t, "scale-window/react-text/2", r.Runs[len(r.Runs)-1].ID)
 	text := r.Summary.ByPrompt["react-text"]
@@ -95,25 +95,25 @@ func TestNewReportSummary(t *testing.T) {
 // failed after fewer calls than the reference; SPL counts a fail as 0 and
 // caps a pass at 1.
 func TestStepEfficiency(t *testing.T) {
-	run := func(trial int, v Verdict, calls, ref int) RunReport {
-		return RunReport{ID: RunID("s", "p", trial), Scenario: "s", Prompt: "p", Trial: trial, Verdict: v, ModelCalls: calls, ReferenceSteps: ref}
+	run := func(trial int, v Verdict, calls, ref int) Run {
+		return Run{ID: runID("s", "p", trial), Scenario: "s", Prompt: "p", Trial: trial, Verdict: v, ModelCalls: calls, ReferenceSteps: ref}
 	}
 	tests := []struct {
 		name string
-		runs []RunReport
+		runs []Run
 		want *float64
 	}{
-		{"fail after one call", []RunReport{run(1, VerdictFail, 1, 3)}, f64(0)},
-		{"fail without a model call", []RunReport{run(1, VerdictFail, 0, 2)}, f64(0)},
-		{"pass beating the reference", []RunReport{run(1, VerdictPass, 2, 3)}, f64(1)},
-		{"pass over the reference", []RunReport{run(1, VerdictPass, 4, 3)}, f64(0.75)},
-		{"errored runs and runs without a reference do not count", []RunReport{
+		{"fail after one call", []Run{run(1, VerdictFail, 1, 3)}, f64(0)},
+		{"fail without a model call", []Run{run(1, VerdictFail, 0, 2)}, f64(0)},
+		{"pass beating the reference", []Run{run(1, VerdictPass, 2, 3)}, f64(1)},
+		{"pass over the reference", []Run{run(1, VerdictPass, 4, 3)}, f64(0.75)},
+		{"errored runs and runs without a reference do not count", []Run{
 			run(1, VerdictPass, 4, 2), run(2, VerdictError, 1, 2), run(3, VerdictFail, 1, 0)}, f64(0.5)},
-		{"nothing measured", []RunReport{run(1, VerdictPass, 1, 0)}, nil},
+		{"nothing measured", []Run{run(1, VerdictPass, 1, 0)}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := NewReport(tt.runs).Summary.StepEfficiency
+			got := New(tt.runs).Summary.StepEfficiency
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("step efficiency mismatch (-want +got):\n%s", diff)
 			}
@@ -126,35 +126,35 @@ func TestStepEfficiency(t *testing.T) {
 func TestReportWriterAgreesWithReader(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(*RunReport)
+		edit func(*Run)
 		want string
 	}{
-		{"negative tokens", func(r *RunReport) { r.Tokens.Prompt = -5 }, "run echo-hello/react-json/1: negative count or duration"},
-		{"negative latency", func(r *RunReport) { r.RecordedMS.Tool = -1 }, "run echo-hello/react-json/1: negative count or duration"},
-		{"missing id", func(r *RunReport) { r.ID = "" }, "runs[0]: missing id"},
-		{"unknown verdict", func(r *RunReport) { r.Verdict = "ok" }, `run echo-hello/react-json/1: unknown verdict "ok"`},
+		{"negative tokens", func(r *Run) { r.Tokens.Prompt = -5 }, "run echo-hello/react-json/1: negative count or duration"},
+		{"negative latency", func(r *Run) { r.RecordedMS.Tool = -1 }, "run echo-hello/react-json/1: negative count or duration"},
+		{"missing id", func(r *Run) { r.ID = "" }, "runs[0]: missing id"},
+		{"unknown verdict", func(r *Run) { r.Verdict = "ok" }, `run echo-hello/react-json/1: unknown verdict "ok"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewReport(fixtureRuns())
+			r := New(fixtureRuns())
 			tt.edit(&r.Runs[0])
 			_, err := r.JSON()
 			require.EqualError(t, err, "encode report: "+tt.want)
 			// What the writer would have written, the reader refuses alike.
 			raw, merr := json.Marshal(r)
 			require.NoError(t, merr)
-			_, err = parseReport(raw)
+			_, err = parse(raw)
 			require.EqualError(t, err, tt.want)
 		})
 	}
 }
 
 func TestNewReportTrialsSortNumerically(t *testing.T) {
-	var runs []RunReport
+	var runs []Run
 	for _, trial := range []int{10, 2, 1} {
-		runs = append(runs, RunReport{ID: RunID("a", "p", trial), Scenario: "a", Prompt: "p", Trial: trial, Verdict: VerdictPass})
+		runs = append(runs, Run{ID: runID("a", "p", trial), Scenario: "a", Prompt: "p", Trial: trial, Verdict: VerdictPass})
 	}
-	r := NewReport(runs)
+	r := New(runs)
 	var ids []string
 	for _, run := range r.Runs {
 		ids = append(ids, run.ID)
@@ -162,17 +162,17 @@ func TestNewReportTrialsSortNumerically(t *testing.T) {
 	if diff := cmp.Diff([]string{"a/p/1", "a/p/2", "a/p/10"}, ids); diff != "" {
 		t.Errorf("order mismatch (-want +got):\n%s", diff)
 	}
-	require.Equal(t, "a/p/10", runs[0].ID, "NewReport must not reorder its input")
+	require.Equal(t, "a/p/10", runs[0].ID, "New must not reorder its input")
 }
 
 func TestReportJSONRoundTrip(t *testing.T) {
-	r := NewReport(fixtureRuns())
+	r := New(fixtureRuns())
 	b, err := r.JSON()
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(b, []byte("{\n  \"runs\": [")), "keys sorted: %s", b[:40])
-	got, err := parseReport(b)
+	got, err := parse(b)
 	require.NoError(t, err)
-	if diff := cmp.Diff(r, got, cmp.AllowUnexported(FailurePathResult{})); diff != "" {
+	if diff := cmp.Diff(r, got); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
 	}
 	b2, err := got.JSON()
@@ -181,7 +181,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 }
 
 func TestLoadReportErrors(t *testing.T) {
-	good, err := NewReport(fixtureRuns()).JSON()
+	good, err := New(fixtureRuns()).JSON()
 	require.NoError(t, err)
 	dup := strings.Replace(string(good), `"id": "echo-hello/react-json/2"`, `"id": "echo-hello/react-json/1"`, 1)
 	tests := []struct {
@@ -200,23 +200,23 @@ func TestLoadReportErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "r.json")
 			require.NoError(t, os.WriteFile(file, []byte(tt.body), 0o644))
-			_, err := LoadReport(file)
+			_, err := Load(file)
 			require.Error(t, err)
 			if diff := cmp.Diff(strings.ReplaceAll(tt.want, "FILE", file), err.Error()); diff != "" {
 				t.Errorf("error mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
-	_, err = LoadReport(filepath.Join(t.TempDir(), "missing.json"))
+	_, err = Load(filepath.Join(t.TempDir(), "missing.json"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
 func FuzzParseReport(f *testing.F) {
-	good, _ := NewReport(fixtureRuns()).JSON()
+	good, _ := New(fixtureRuns()).JSON()
 	f.Add(good)
 	f.Add([]byte(`{"schema":1,"runs":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := parseReport(data)
+		r, err := parse(data)
 		if err != nil {
 			return
 		}
@@ -228,21 +228,48 @@ func FuzzParseReport(f *testing.F) {
 
 func TestMerge(t *testing.T) {
 	runs := fixtureRuns()
-	a, b := NewReport(runs[:3]), NewReport(runs[3:])
+	a, b := New(runs[:3]), New(runs[3:])
 	got, err := Merge(b, a)
 	require.NoError(t, err)
-	if diff := cmp.Diff(NewReport(runs), got, cmp.AllowUnexported(FailurePathResult{})); diff != "" {
+	if diff := cmp.Diff(New(runs), got); diff != "" {
 		t.Errorf("merged report mismatch (-want +got):\n%s", diff)
 	}
-	_, err = Merge(a, NewReport(runs[2:4]))
+	_, err = Merge(a, New(runs[2:4]))
 	require.EqualError(t, err, `merge reports: duplicate run id "scale-window/react-json/1"`)
 	empty, err := Merge()
 	require.NoError(t, err)
 	require.Equal(t, 0, empty.Summary.Total)
 }
 
+func TestMergeChecksShards(t *testing.T) {
+	shard := func(i, n int) Report { return Report{Schema: SchemaVersion, Shard: &ShardInfo{Index: i, Count: n}} }
+	tests := []struct {
+		name    string
+		reports []Report
+		want    string
+	}{
+		{"all shards", []Report{shard(2, 3), shard(1, 3), shard(3, 3)}, ""},
+		{"one of one", []Report{shard(1, 1)}, ""},
+		{"missing", []Report{shard(1, 3), shard(2, 3)}, "merge reports: missing shards 3/3"},
+		{"twice", []Report{shard(1, 2), shard(1, 2)}, "merge reports: shard 1/2 given twice"},
+		{"mixed counts", []Report{shard(1, 2), shard(2, 3)}, "merge reports: report 2 is shard 2/3, the others are of 2"},
+		{"mixed kinds", []Report{shard(1, 2), {Schema: SchemaVersion}}, "merge reports: report 2 is not a shard but others are"},
+		{"no shards", []Report{{Schema: SchemaVersion}, {Schema: SchemaVersion}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Merge(tt.reports...)
+			if tt.want == "" {
+				require.NoError(t, err)
+			} else {
+				require.EqualError(t, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestFailedIDs(t *testing.T) {
-	got := NewReport(fixtureRuns()).FailedIDs()
+	got := New(fixtureRuns()).FailedIDs()
 	if diff := cmp.Diff([]string{"echo-hello/react-text/2", "scale-window/react-text/2"}, got); diff != "" {
 		t.Errorf("ids mismatch (-want +got):\n%s", diff)
 	}
@@ -252,7 +279,7 @@ func TestFailedIDs(t *testing.T) {
 // each kind of change.
 func baselinePair() (Report, Report) {
 	base := fixtureRuns()
-	var cur []RunReport
+	var cur []Run
 	for _, r := range base {
 		switch r.ID {
 		case "scale-window/react-json/2": // pass → fail
@@ -265,8 +292,8 @@ func baselinePair() (Report, Report) {
 		}
 		cur = append(cur, r)
 	}
-	cur = append(cur, RunReport{ID: "new-one/react-json/1", Scenario: "new-one", Prompt: "react-json", Trial: 1, Verdict: VerdictPass, ModelCalls: 2})
-	return NewReport(base), NewReport(cur)
+	cur = append(cur, Run{ID: "new-one/react-json/1", Scenario: "new-one", Prompt: "react-json", Trial: 1, Verdict: VerdictPass, ModelCalls: 2})
+	return New(base), New(cur)
 }
 
 func TestCompare(t *testing.T) {
@@ -291,8 +318,8 @@ func TestCompare(t *testing.T) {
 }
 
 func TestCompareErrorIsRegression(t *testing.T) {
-	base := NewReport([]RunReport{{ID: "a/p/1", Scenario: "a", Prompt: "p", Trial: 1, Verdict: VerdictPass}})
-	cur := NewReport([]RunReport{{ID: "a/p/1", Scenario: "a", Prompt: "p", Trial: 1, Verdict: VerdictError}})
+	base := New([]Run{{ID: "a/p/1", Scenario: "a", Prompt: "p", Trial: 1, Verdict: VerdictPass}})
+	cur := New([]Run{{ID: "a/p/1", Scenario: "a", Prompt: "p", Trial: 1, Verdict: VerdictError}})
 	d := Compare(base, cur)
 	require.True(t, d.Regressed())
 	require.Equal(t, ChangeRegressed, d.Runs[0].Change)
@@ -321,7 +348,7 @@ func (w *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestRenderWriteErrors(t *testing.T) {
-	r := NewReport(fixtureRuns())
+	r := New(fixtureRuns())
 	for _, f := range []Format{FormatTable, FormatMarkdown, FormatJSON, FormatJUnit} {
 		t.Run(string(f), func(t *testing.T) {
 			for _, n := range []int{0, 100, 1000} {
@@ -377,7 +404,7 @@ func TestInShard(t *testing.T) {
 	counts := make([]int, n)
 	for s := range 50 {
 		for _, p := range []string{"react-text", "react-json"} {
-			id := RunID(fmt.Sprintf("scenario-%02d", s), p, 1)
+			id := runID(fmt.Sprintf("scenario-%02d", s), p, 1)
 			owners := 0
 			for i := 1; i <= n; i++ {
 				if InShard(id, i, n) {

@@ -1,8 +1,10 @@
-package evals
+package report
 
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -86,12 +88,12 @@ func (d Diff) Regressed() bool {
 // Replay wall time is never compared.
 func Compare(baseline, current Report) Diff {
 	d := Diff{Runs: []RunDelta{}, Prompts: []PromptDelta{}}
-	cur := map[string]RunReport{}
+	cur := map[string]Run{}
 	for _, r := range current.Runs {
 		cur[r.ID] = r
 	}
 	base := map[string]bool{}
-	var all []RunReport
+	var all []Run
 	for _, b := range baseline.Runs {
 		base[b.ID] = true
 		c, ok := cur[b.ID]
@@ -132,7 +134,7 @@ func Compare(baseline, current Report) Diff {
 	for p := range current.Summary.ByPrompt {
 		prompts[p] = true
 	}
-	for _, p := range sortedKeys(prompts) {
+	for _, p := range slices.Sorted(maps.Keys(prompts)) {
 		d.Prompts = append(d.Prompts, comparePrompt(p, baseline.Summary.ByPrompt, current.Summary.ByPrompt))
 	}
 	return d

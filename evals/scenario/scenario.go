@@ -1,18 +1,24 @@
-// Package evals scores agent runs against scenario files and renders the
-// results: scenario specs (LoadSuite), per-run scoring (Score), aggregates
-// (NewReport), renderers (Render), baselines (Compare), shard merging
-// (Merge) and shard selection (InShard).
+// Package scenario owns the scenario file format: the Scenario type and
+// its expectations, the strict YAML decoder behind Parse and LoadSuite
+// (every problem reported as "file:line: message", unknown keys
+// included), the failure-path names a scenario may expect (FailurePaths),
+// and ParseScript, the script reader of `agenthub serve-scripted`. What a
+// script turn may say is internal/scriptedmodel's rule and what image
+// fault can be injected internal/imageservice's; prompt variants, outcomes
+// and tool names come from agent and agent/tools. The format is described
+// field by field in fixtures/scenarios/README.md.
 //
-// The runner replays a scenario's cassettes, runs the agent and hands each
-// run to Score as a RunInput; NewReport turns the RunReports into the
-// canonical Report.
-package evals
+// It judges nothing: evals.Score decides when a failure path occurred and
+// was handled, and evals.Runner applies the defaults of unset fields.
+package scenario
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -138,6 +144,30 @@ type CallExpect struct {
 	Input *InputExpect `json:"input,omitempty"`
 }
 
+// String is the expected call as a check's reason spells it:
+// "tool(*)" for any input, else "tool(equals "x", contains "y", regex /z/,
+// json_subset {...})" with the set constraints.
+func (c CallExpect) String() string {
+	if c.Input == nil {
+		return c.Tool + "(*)"
+	}
+	var parts []string
+	if c.Input.Equals != nil {
+		parts = append(parts, "equals "+strconv.Quote(*c.Input.Equals))
+	}
+	if c.Input.Contains != nil {
+		parts = append(parts, "contains "+strconv.Quote(*c.Input.Contains))
+	}
+	if c.Input.Regex != nil {
+		parts = append(parts, "regex /"+c.Input.Regex.String()+"/")
+	}
+	if c.Input.JSONSubset != nil {
+		b, _ := json.Marshal(c.Input.JSONSubset)
+		parts = append(parts, "json_subset "+string(b))
+	}
+	return c.Tool + "(" + strings.Join(parts, ", ") + ")"
+}
+
 // InputExpect constrains a tool input; every set constraint must hold.
 type InputExpect struct {
 	// Equals is the whole input, compared after trimming white space.
@@ -160,7 +190,7 @@ type StepsExpect struct {
 	// Min is the fewest model calls allowed (0: no bound).
 	Min int `json:"min,omitempty"`
 	// Reference is the optimal number of model calls, for step efficiency
-	// (Group.StepEfficiency: reference / max(actual, reference) for a
+	// (report.Group.StepEfficiency: reference / max(actual, reference) for a
 	// pass, 0 for a fail); not a check.
 	Reference int `json:"reference,omitempty"`
 }
@@ -178,11 +208,12 @@ type FileExpect struct {
 	Format string `json:"format,omitempty"`
 }
 
-// FailurePath names a failure path of the agent contract. Score documents
-// when each one counts as occurred and as handled.
+// FailurePath names a failure path of the agent contract. evals.Score
+// documents when each one counts as occurred and as handled.
 type FailurePath string
 
-// The failure paths; Score documents when each occurred and was handled.
+// The failure paths; evals.Score documents when each occurred and was
+// handled.
 const (
 	// PathParseError: a reply the parser rejected.
 	PathParseError FailurePath = "parse_error"
@@ -209,15 +240,16 @@ const (
 	PathInjectionObservation FailurePath = "injection_in_observation"
 )
 
-// FailurePaths returns every failure path in a fixed order: the order of
-// Score's detectors.
-func FailurePaths() []FailurePath {
-	out := make([]FailurePath, len(detectors))
-	for i, d := range detectors {
-		out[i] = d.path
-	}
-	return out
+// allFailurePaths is every failure path, in FailurePaths order.
+var allFailurePaths = []FailurePath{
+	PathParseError, PathToolNotFound, PathToolError, PathToolTimeout, PathLLMRetry, PathLLMError,
+	PathMaxSteps, PathDeadline, PathRecovery, PathOutsideWorkspace, PathInjectionObservation,
 }
+
+// FailurePaths returns every failure path in a fixed order, the order in
+// which a run report lists the unlisted paths that occurred. Each one has
+// a detector in evals.Score.
+func FailurePaths() []FailurePath { return slices.Clone(allFailurePaths) }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
@@ -225,11 +257,11 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // and 255 bytes is the longest file name of the common file systems.
 const maxIDBytes = 255
 
-// ParseScenario validates the scenario in data; file names it in errors.
+// Parse validates the scenario in data; file names it in errors.
 // prompts are the valid prompt variant names (nil: agent.PromptVariants()).
 // Every problem found is reported, each as "file:line: message", joined
 // with errors.Join.
-func ParseScenario(file string, data []byte, prompts []string) (*Scenario, error) {
+func Parse(file string, data []byte, prompts []string) (*Scenario, error) {
 	if prompts == nil {
 		prompts = agent.PromptVariants()
 	}
@@ -331,11 +363,10 @@ func uniqueIDs(files []suiteFile) ([]*Scenario, []error) {
 
 // ParseScript reads the scripted model's turns as `agenthub
 // serve-scripted --script file` does: data is a YAML list of turns
-// (scriptedmodel.ParseScript), or a scenario file, validated as
-// ParseScenario does with agent.PromptVariants(), whose script for
-// variant it returns (variant may be empty when the scenario scripts one
-// variant only). file names the data in errors, which are "file:line:
-// message" lines.
+// (scriptedmodel.ParseScript), or a scenario file, validated as Parse
+// does with agent.PromptVariants(), whose script for variant it returns
+// (variant may be empty when the scenario scripts one variant only). file
+// names the data in errors, which are "file:line: message" lines.
 func ParseScript(file string, data []byte, variant string) ([]scriptedmodel.Turn, error) {
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
@@ -351,11 +382,11 @@ func ParseScript(file string, data []byte, variant string) ([]scriptedmodel.Turn
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	sc, err := ParseScenario(file, data, nil)
+	sc, err := Parse(file, data, nil)
 	if err != nil {
 		return nil, err
 	}
-	names := sortedKeys(sc.Script)
+	names := slices.Sorted(maps.Keys(sc.Script))
 	switch {
 	case variant != "":
 		if turns, ok := sc.Script[variant]; ok {
@@ -462,7 +493,7 @@ func (d *decoder) fields(n *yaml.Node, where string, required []string, set map[
 		}
 		f, ok := set[k.Value]
 		if !ok {
-			d.errf(k.Line, "unknown key %q in %s (want one of %s)", k.Value, where, strings.Join(sortedKeys(set), ", "))
+			d.errf(k.Line, "unknown key %q in %s (want one of %s)", k.Value, where, strings.Join(slices.Sorted(maps.Keys(set)), ", "))
 			continue
 		}
 		if seen[k.Value] {
@@ -482,15 +513,6 @@ func (d *decoder) fields(n *yaml.Node, where string, required []string, set map[
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // join builds a dotted field path; the top level is called "scenario".
@@ -932,15 +954,15 @@ func (d *decoder) jsonValue(n *yaml.Node, where string) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		b, err := jsonMarshal(v)
+		b, err := json.Marshal(v)
 		if err != nil {
 			d.errf(n.Line, "%s: %v", where, err)
 			return nil, false
 		}
 		raw = b
 	}
-	v, err := parseJSON(raw)
-	if err != nil {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
 		d.errf(n.Line, "%s: invalid JSON: %v", where, err)
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package evals
+package report
 
 import (
 	"fmt"
