@@ -44,10 +44,10 @@ func TestParseScript(t *testing.T) {
 		{"wrong type", "- fault:\n    kind: rate_limit\n    retry_after_s: soon\n", nil,
 			"parse script: line 3: cannot unmarshal !!str `soon` into int"},
 		{"unknown kind", "- reply: a\n- fault: {kind: teapot}\n", nil,
-			`parse script: line 2: turn 2: fault: unknown kind "teapot" (want one of rate_limit, server_error, business_error, error_body, malformed, slow)`},
+			`parse script: line 2: turn 2: fault: unknown kind "teapot" (want one of rate_limit, server_error, business_error, error_body, malformed, slow, stream_cut)`},
 		{"empty turn", "- {}\n", nil, "parse script: line 1: turn 1: turn has neither reply nor fault"},
 		{"reply with a non-slow fault", "- reply: a\n  fault: {kind: server_error}\n", nil,
-			"parse script: line 1: turn 1: fault server_error: reply and finish_reason are not sent with this fault (only with slow)"},
+			"parse script: line 1: turn 1: fault server_error: reply, reasoning, tool_calls and finish_reason are not sent with this fault (only with slow and stream_cut)"},
 		{"slow without reply", "- fault: {kind: slow, delay_ms: 5}\n", nil,
 			"parse script: line 1: turn 1: fault slow: needs the reply to send after the delay"},
 		{"negative delay", "- reply: a\n  fault: {kind: slow, delay_ms: -5}\n", nil,
@@ -57,7 +57,7 @@ func TestParseScript(t *testing.T) {
 		{"code on malformed", "- fault: {kind: malformed, code: x}\n", nil,
 			"parse script: line 1: turn 1: fault malformed: code only applies to rate_limit, business_error and error_body"},
 		{"missing kind", "- fault: {code: \"1301\"}\n", nil,
-			"parse script: line 1: turn 1: fault: kind is missing (want one of rate_limit, server_error, business_error, error_body, malformed, slow)"},
+			"parse script: line 1: turn 1: fault: kind is missing (want one of rate_limit, server_error, business_error, error_body, malformed, slow, stream_cut)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
