@@ -62,6 +62,15 @@ func sdkParams(stream bool) openai.ChatCompletionNewParams {
 // call is what a test compares of a tool call.
 type call struct{ ID, Type, Name, Arguments string }
 
+// callsOf returns the tool calls of msg.
+func callsOf(msg openai.ChatCompletionMessage) []call {
+	var calls []call
+	for _, tc := range msg.ToolCalls {
+		calls = append(calls, call{tc.ID, tc.Type, tc.Function.Name, tc.Function.Arguments})
+	}
+	return calls
+}
+
 var wantCalls = []call{
 	{"call_1_0", "function", "image_scaling", `{"path":"cat.png","width":100}`},
 	{"call_x", "function", "teleport", `{"to": "Mars"`},
@@ -73,11 +82,7 @@ func TestSDKToolCallsAndReasoning(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got.Choices, 1)
 	msg := got.Choices[0].Message
-	var calls []call
-	for _, tc := range msg.ToolCalls {
-		calls = append(calls, call{tc.ID, tc.Type, tc.Function.Name, tc.Function.Arguments})
-	}
-	if diff := cmp.Diff(wantCalls, calls); diff != "" {
+	if diff := cmp.Diff(wantCalls, callsOf(msg)); diff != "" {
 		t.Errorf("tool calls mismatch (-want +got):\n%s", diff)
 	}
 	require.Equal(t, "tool_calls", got.Choices[0].FinishReason)
@@ -130,11 +135,7 @@ func TestSDKStreamAccumulator(t *testing.T) {
 
 	require.Len(t, acc.Choices, 1)
 	msg := acc.Choices[0].Message
-	var calls []call
-	for _, tc := range msg.ToolCalls {
-		calls = append(calls, call{tc.ID, tc.Type, tc.Function.Name, tc.Function.Arguments})
-	}
-	if diff := cmp.Diff(wantCalls, calls); diff != "" {
+	if diff := cmp.Diff(wantCalls, callsOf(msg)); diff != "" {
 		t.Errorf("accumulated tool calls mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(wantCalls, finished); diff != "" {
