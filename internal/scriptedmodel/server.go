@@ -207,17 +207,16 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, call int, t Turn
 		// Mid-stream errors come as an event carrying the error object,
 		// and the stream ends without [DONE].
 		b, _ := json.Marshal(body)
-		startStream(w)
-		writeEvent(w, b)
+		startStream(w).event(b)
 	case FaultMalformed:
 		if !req.Stream {
 			s.writeHalfBody(w, call, t, req)
 			return
 		}
 		first := s.chunks(call, t, req)[0]
-		startStream(w)
-		writeEvent(w, first[:len(first)/2])
-		writeEvent(w, done)
+		sw := startStream(w)
+		sw.event(first[:len(first)/2])
+		sw.event(done)
 	case FaultSlow:
 		timer := time.NewTimer(time.Duration(f.DelayMS) * time.Millisecond)
 		defer timer.Stop()
@@ -231,9 +230,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, call int, t Turn
 			s.writeHalfBody(w, call, t, req)
 		} else {
 			chunks := s.chunks(call, t, req)
-			startStream(w)
+			sw := startStream(w)
 			for _, c := range chunks[:min(f.AfterChunks, len(chunks))] {
-				writeEvent(w, c)
+				sw.event(c)
 			}
 		}
 		http.NewResponseController(w).Flush()
@@ -260,32 +259,39 @@ func (s *Server) writeReply(w http.ResponseWriter, call int, t Turn, req *reques
 		return
 	}
 	chunks := s.chunks(call, t, req)
-	startStream(w)
+	sw := startStream(w)
 	for _, c := range chunks {
-		if writeEvent(w, c) != nil {
+		if sw.event(c) != nil {
 			return // the client went away
 		}
 	}
-	writeEvent(w, done)
+	sw.event(done)
 }
 
 // done is the data of the event that ends a stream.
 var done = []byte("[DONE]")
 
-// startStream writes the headers of an SSE answer.
-func startStream(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
+// sseWriter writes the events of one SSE answer.
+type sseWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf []byte
 }
 
-// writeEvent writes one "data: …" event and flushes it.
-func writeEvent(w http.ResponseWriter, data []byte) error {
-	b := make([]byte, 0, len(data)+8)
-	b = append(append(append(b, "data: "...), data...), "\n\n"...)
-	if _, err := w.Write(b); err != nil {
+// startStream writes the headers of an SSE answer (HTTP 200).
+func startStream(w http.ResponseWriter) *sseWriter {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	return &sseWriter{w: w, rc: http.NewResponseController(w)}
+}
+
+// event writes one "data: …" event and flushes it.
+func (sw *sseWriter) event(data []byte) error {
+	sw.buf = append(append(append(sw.buf[:0], "data: "...), data...), "\n\n"...)
+	if _, err := sw.w.Write(sw.buf); err != nil {
 		return err
 	}
-	return http.NewResponseController(w).Flush()
+	return sw.rc.Flush()
 }
 
 // completion is a chat.completion body; field order is the wire order.
