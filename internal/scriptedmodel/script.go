@@ -1,6 +1,23 @@
 // Package scriptedmodel is an OpenAI-compatible chat-completions server that
-// answers each call with the next turn of a script. It is the stand-in
-// provider for recording the bundled suite and for tests.
+// answers each call with the next turn of a script, plainly or as an SSE
+// stream. It is the stand-in provider for recording the bundled suite and
+// for tests.
+//
+// A script is a YAML list of turns (see DecodeTurn):
+//
+//	# turns.yaml
+//	- reply: "Thought: scale it\nAction: image_scaling\nAction Input: cat.png 100"
+//	- reasoning: "The user wants cat.png at width 100, then an echo."
+//	  reply: "Scaling, then echoing."        # content beside the calls (optional)
+//	  tool_calls:
+//	    - name: image_scaling                 # no id: call_2_0 (turn 2, call 0)
+//	      arguments: {path: cat.png, width: 100}
+//	    - id: call_echo
+//	      name: echo
+//	      arguments: '{"text": "done"'        # a string is sent as written: invalid JSON
+//	- reply: "Final Answer: partial"
+//	  fault: {kind: stream_cut, after_chunks: 3}
+//	- fault: {kind: rate_limit, retry_after_s: 2}
 package scriptedmodel
 
 import (
@@ -72,9 +89,12 @@ const (
 	// body ({"error":{"code":"1301","message":…}}; Code overrides 1301).
 	FaultBusinessError FaultKind = "business_error"
 	// FaultErrorBody answers HTTP 200 with an error body and no choices
-	// (code "1234", GLM's network error, unless Code is set).
+	// (code "1234", GLM's network error, unless Code is set); a streaming
+	// call gets that body as its only event, without [DONE].
 	FaultErrorBody FaultKind = "error_body"
-	// FaultMalformed answers HTTP 200 with a JSON body cut short.
+	// FaultMalformed answers HTTP 200 with a JSON body cut short; a
+	// streaming call gets the first chunk cut short as its only event,
+	// then [DONE].
 	FaultMalformed FaultKind = "malformed"
 	// FaultSlow waits DelayMS before answering with the reply (for deadline
 	// scenarios); the wait ends early if the client goes away.
