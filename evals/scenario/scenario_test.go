@@ -141,9 +141,9 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"script turn unknown key", base + "script:\n  react-text:\n    - {text: hi}\nexpect: {outcome: give_up}\n",
 			"f.yaml:7: script.react-text[0]: turn: unknown field \"text\""},
 		{"unknown fault kind", base + "script:\n  react-text:\n    - fault: {kind: timeout}\nexpect: {outcome: give_up}\n",
-			"f.yaml:7: script.react-text[0]: fault: unknown kind \"timeout\" (want one of rate_limit, server_error, business_error, error_body, malformed, slow)"},
+			"f.yaml:7: script.react-text[0]: fault: unknown kind \"timeout\" (want one of rate_limit, server_error, business_error, error_body, malformed, slow, stream_cut)"},
 		{"reply with non-slow fault", base + "script:\n  react-text:\n    - {reply: x, fault: {kind: malformed}}\nexpect: {outcome: give_up}\n",
-			"f.yaml:7: script.react-text[0]: fault malformed: reply and finish_reason are not sent with this fault (only with slow)"},
+			"f.yaml:7: script.react-text[0]: fault malformed: reply, reasoning, tool_calls and finish_reason are not sent with this fault (only with slow and stream_cut)"},
 		// The turns serve-scripted rejects are rejected here too: the
 		// loader asks scriptedmodel.DecodeTurn.
 		{"retry_after_s on server_error", base + "script:\n  react-text:\n    - fault: {kind: server_error, retry_after_s: 2}\nexpect: {outcome: give_up}\n",
@@ -338,7 +338,7 @@ func TestParseScript(t *testing.T) {
 		{"list of turns", "- reply: a\n- fault: {kind: rate_limit}\n", "",
 			[]scriptedmodel.Turn{{Reply: "a"}, {Fault: &scriptedmodel.Fault{Kind: scriptedmodel.FaultRateLimit}}}, ""},
 		{"bad turn in a list", "- reply: ok\n- fault: {kind: teapot}\n", "", nil,
-			`f.yaml:2: turn 2: fault: unknown kind "teapot" (want one of rate_limit, server_error, business_error, error_body, malformed, slow)`},
+			`f.yaml:2: turn 2: fault: unknown kind "teapot" (want one of rate_limit, server_error, business_error, error_body, malformed, slow, stream_cut)`},
 		{"empty file", "", "", nil, "f.yaml: empty script: want a list of turns"},
 		{"scenario, one variant", scenario("  react-text:\n    - reply: done\n"), "", []scriptedmodel.Turn{{Reply: "done"}}, ""},
 		{"scenario, variant picked", two, "react-json", []scriptedmodel.Turn{{Reply: `{"final_answer":"hi"}`}}, ""},
