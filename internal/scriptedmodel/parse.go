@@ -39,7 +39,7 @@ var (
 // ParseScript reads a script file: one YAML document holding a list of
 // turns, each read by DecodeTurn. A scenario file (a mapping whose
 // "script" key holds the turns) is read by the evals package
-// (evals.ParseScript), not here: for a mapping the error says so. Errors
+// (scenario.ParseScript in evals/scenario), not here: for a mapping the error says so. Errors
 // are *ScriptError with the line; a validation error names the turn
 // ("turn 2: …").
 func ParseScript(data []byte) ([]Turn, error) {
@@ -61,7 +61,7 @@ func ParseScript(data []byte) ([]Turn, error) {
 	switch list.Kind {
 	case yaml.SequenceNode:
 	case yaml.MappingNode:
-		return nil, &ScriptError{Line: list.Line, Message: "a mapping: want a list of turns (a scenario file is read by evals.ParseScript)"}
+		return nil, &ScriptError{Line: list.Line, Message: "a mapping: want a list of turns (a scenario file is read by scenario.ParseScript)"}
 	default:
 		return nil, &ScriptError{Line: list.Line, Message: "want a list of turns"}
 	}

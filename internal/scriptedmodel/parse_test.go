@@ -30,7 +30,7 @@ func TestParseScript(t *testing.T) {
 			{FinishReason: "sensitive"},
 		}, ""},
 		{"a scenario is not read here", "id: x\nscript:\n  react-text:\n    - reply: done\n", nil,
-			"parse script: line 1: a mapping: want a list of turns (a scenario file is read by evals.ParseScript)"},
+			"parse script: line 1: a mapping: want a list of turns (a scenario file is read by scenario.ParseScript)"},
 		{"two documents", "- reply: a\n---\n- reply: b\n", nil, "parse script: line 2: more than one YAML document in a script"},
 		{"explicit document start", "---\n- reply: a\n", []Turn{{Reply: "a"}}, ""},
 		{"alias value", "- reply: &r a\n- reply: *r\n", nil, "parse script: line 2: turn: reply: YAML aliases are not supported"},
