@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"strings"
+	"unicode/utf8"
 )
 
 // chatResponse is the part of a chat.completion body the client reads;
@@ -81,10 +83,23 @@ func (a *argumentsField) UnmarshalJSON(b []byte) error {
 	s, err := stringOr(b, func(b []byte) (string, error) {
 		var buf bytes.Buffer
 		err := json.Compact(&buf, b)
-		return buf.String(), err
+		return validUTF8(buf.String()), err
 	})
 	*a = argumentsField(s)
 	return err
+}
+
+// validUTF8 replaces each byte of s that is not UTF-8 with U+FFFD, as
+// encoding/json does in the strings it decodes.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteRune(r) // an invalid byte ranges as one utf8.RuneError
+	}
+	return b.String()
 }
 
 // toolCall is the ToolCall of one whole (not streamed) call.

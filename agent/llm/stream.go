@@ -195,7 +195,7 @@ type assembler struct {
 type callParts struct {
 	index      int
 	id, typ    string
-	name, args strings.Builder
+	name, args []byte // not strings.Builder: the slice of calls grows by copying
 }
 
 // add takes one event; done reports the [DONE] event.
@@ -275,8 +275,8 @@ func (a *assembler) addDelta(d *messageJSON) error {
 		if tc.Type != "" {
 			p.typ = tc.Type
 		}
-		p.name.WriteString(tc.Function.Name)
-		p.args.WriteString(string(tc.Function.Arguments))
+		p.name = append(p.name, tc.Function.Name...)
+		p.args = append(p.args, tc.Function.Arguments...)
 		a.size += len(tc.Function.Name) + len(tc.Function.Arguments)
 	}
 	if a.size > MaxResponseBytes {
@@ -323,7 +323,7 @@ func (a *assembler) reply() Reply {
 	slices.SortStableFunc(a.calls, func(x, y callParts) int { return x.index - y.index })
 	for i := range a.calls {
 		p := &a.calls[i]
-		call := ToolCall{ID: p.id, Type: p.typ, Function: FunctionCall{Name: p.name.String(), Arguments: p.args.String()}}
+		call := ToolCall{ID: p.id, Type: p.typ, Function: FunctionCall{Name: string(p.name), Arguments: string(p.args)}}
 		if call.Type == "" {
 			call.Type = "function"
 		}
