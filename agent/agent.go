@@ -241,7 +241,7 @@ func (r *run) callModel(step int, st *Step) (llm.Reply, bool) {
 	for attempt := 1; ; attempt++ {
 		st.Attempts = attempt
 		t0 := a.clock.Now()
-		reply, err := a.model.Chat(r.ctx, r.msgs)
+		reply, err := a.model.Chat(r.ctx, llm.Request{Messages: r.msgs})
 		ms := a.clock.Now().Sub(t0).Milliseconds()
 		st.ModelMS += ms
 		ev := Event{Type: EventLLMCall, Step: step, Attempt: attempt, MS: ms}

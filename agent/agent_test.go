@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -547,38 +545,4 @@ func TestRecoveryListingCapped(t *testing.T) {
 	require.Less(t, len(obs), agent.DefaultMaxObservationBytes, "observation %d bytes", len(obs))
 	require.Contains(t, obs, `"more_images":250}`)
 	require.True(t, strings.HasSuffix(obs, `"truncated":true}`), "observation %s", obs)
-}
-
-func TestNativeToolCallsEndTheRun(t *testing.T) {
-	// A provider that answers with native tool calls and no text: the run
-	// ends at the first call saying so, not after max_steps of
-	// empty_reply corrections.
-	body, err := os.ReadFile(filepath.Join("llm", "testdata", "glm-native-tool-calls.json"))
-	require.NoError(t, err)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	client, err := llm.NewClient(llm.Config{BaseURL: srv.URL, HTTPClient: srv.Client()})
-	require.NoError(t, err)
-	rec := &agent.Recorder{}
-	a, err := agent.New(client, []agent.Tool{tools.Echo{}}, agent.Config{MaxSteps: 3}, agent.WithObserver(rec), agent.WithClock(&fakeClock{}))
-	require.NoError(t, err)
-	res, err := a.Run(context.Background(), "scale it")
-	require.ErrorIs(t, err, agent.ErrLLM)
-	require.ErrorContains(t, err, "native tool calls")
-	if diff := cmp.Diff(agent.OutcomeLLMError, res.Outcome); diff != "" {
-		t.Errorf("outcome mismatch (-want +got):\n%s", diff)
-	}
-	require.Equal(t, 1, res.ModelCalls)
-	var codes []string
-	for _, e := range rec.Events() {
-		if e.Type == agent.EventLLMCall || e.Type == agent.EventParseError {
-			codes = append(codes, string(e.Type)+":"+e.Code)
-		}
-	}
-	if diff := cmp.Diff([]string{"llm_call:" + llm.CodeNativeToolCalls}, codes); diff != "" {
-		t.Errorf("events mismatch (-want +got):\n%s", diff)
-	}
 }

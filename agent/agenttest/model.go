@@ -15,13 +15,18 @@ import (
 type Turn struct {
 	// Reply is the content returned when Err is nil.
 	Reply string
+	// Reasoning is the reasoning text returned with the reply.
+	Reasoning string
+	// ToolCalls are the native tool calls returned with the reply.
+	ToolCalls []llm.ToolCall
 	// Err, when set, is returned instead of a reply.
 	Err error
 	// Delay makes the call wait (or until ctx is done, then ctx.Err()).
 	Delay time.Duration
 	// Usage is reported with the reply.
 	Usage llm.Usage
-	// FinishReason is reported with the reply (default "stop").
+	// FinishReason is reported with the reply (default "stop", or
+	// "tool_calls" when ToolCalls is not empty).
 	FinishReason string
 }
 
@@ -31,7 +36,7 @@ type Turn struct {
 type Model struct {
 	mu       sync.Mutex
 	turns    []Turn
-	received [][]llm.Message
+	received []llm.Request
 }
 
 var _ llm.ChatModel = (*Model)(nil)
@@ -48,11 +53,13 @@ func Replies(replies ...string) *Model {
 	return NewModel(turns...)
 }
 
-// Chat answers with the next turn and records the messages it received.
-func (m *Model) Chat(ctx context.Context, msgs []llm.Message) (llm.Reply, error) {
+// Chat answers with the next turn and records the request it received.
+func (m *Model) Chat(ctx context.Context, req llm.Request) (llm.Reply, error) {
 	m.mu.Lock()
 	n := len(m.received)
-	m.received = append(m.received, append([]llm.Message(nil), msgs...))
+	req.Messages = append([]llm.Message(nil), req.Messages...)
+	req.Tools = append([]llm.ToolSpec(nil), req.Tools...)
+	m.received = append(m.received, req)
 	if n >= len(m.turns) {
 		m.mu.Unlock()
 		return llm.Reply{}, fmt.Errorf("agenttest: script exhausted after %d turns", len(m.turns))
@@ -72,17 +79,34 @@ func (m *Model) Chat(ctx context.Context, msgs []llm.Message) (llm.Reply, error)
 		return llm.Reply{}, t.Err
 	}
 	fr := t.FinishReason
-	if fr == "" {
+	switch {
+	case fr != "":
+	case len(t.ToolCalls) > 0:
+		fr = "tool_calls"
+	default:
 		fr = "stop"
 	}
-	return llm.Reply{Content: t.Reply, FinishReason: fr, Usage: t.Usage, Model: "agenttest", ID: fmt.Sprintf("agenttest-%d", n+1)}, nil
+	return llm.Reply{Content: t.Reply, Reasoning: t.Reasoning, ToolCalls: append([]llm.ToolCall(nil), t.ToolCalls...),
+		FinishReason: fr, Usage: t.Usage, Model: "agenttest", ID: fmt.Sprintf("agenttest-%d", n+1)}, nil
 }
 
 // Received returns the messages of every call so far (copies).
 func (m *Model) Received() [][]llm.Message {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([][]llm.Message(nil), m.received...)
+	out := make([][]llm.Message, len(m.received))
+	for i, req := range m.received {
+		out[i] = req.Messages
+	}
+	return out
+}
+
+// Requests returns every request so far (copies of their messages and
+// tools).
+func (m *Model) Requests() []llm.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]llm.Request(nil), m.received...)
 }
 
 // FuncTool is a Tool whose Execute calls Fn.

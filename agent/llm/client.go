@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,18 +50,41 @@ type Config struct {
 	APIKey string
 	// Model is the model name sent with every request (default DefaultModel).
 	Model string
-	// Temperature is the sampling temperature, sent as given (0 is greedy).
+	// Temperature is the sampling temperature, sent as given (0 is greedy;
+	// never negative).
 	Temperature float64
+	// NoTemperature sends no temperature at all (OpenAI's o-series and
+	// other reasoning models refuse one); Temperature must then be 0.
+	NoTemperature bool
+	// TopP, when set, is sent as top_p (nucleus sampling, 0 to 1).
+	TopP *float64
+	// Seed, when set, is sent as seed (best-effort determinism where the
+	// provider supports it).
+	Seed *int64
+	// MaxTokens, when positive, is sent as max_tokens: the most tokens the
+	// reply may have (0 sends none; never negative). OpenAI's o-series take
+	// max_completion_tokens instead and refuse max_tokens.
+	MaxTokens int
 	// Stop is the one stop sequence (default DefaultStop). GLM accepts at
 	// most one stop sequence, so the client sends exactly one, and also cuts
 	// the reply at its first occurrence in case the server did not stop.
 	Stop string
+	// NoStop sends no stop sequence and does not cut replies (OpenAI's
+	// o-series refuse stop; native tool calling needs none). Request.NoStop
+	// does the same for one call.
+	NoStop bool
+	// Stream asks for a server-sent event stream ("stream":true,
+	// "stream_options":{"include_usage":true}) and assembles it into the
+	// Reply (see AssembleStream); Reply.TTFT then measures the time to the
+	// first delta. A provider that answers a plain JSON body anyway is
+	// decoded as such.
+	Stream bool
 	// HTTPClient sends the requests (default a new &http.Client{}); its
 	// Transport is where recording and replay plug in. The client never
 	// retries: retries are the agent's policy.
 	HTTPClient *http.Client
 	// Now returns the current time, used to turn an HTTP-date Retry-After
-	// into a duration (default time.Now).
+	// into a duration and to measure Reply.TTFT (default time.Now).
 	Now func() time.Time
 }
 
@@ -75,8 +100,13 @@ type Client struct {
 var _ ChatModel = (*Client)(nil)
 
 // NewClient returns a client for cfg with defaults filled in. It fails when
-// BaseURL is not an absolute http or https URL.
+// BaseURL is not an absolute http or https URL, or a sampling setting is
+// out of range (negative Temperature or MaxTokens, TopP outside 0 to 1, a
+// Temperature with NoTemperature).
 func NewClient(cfg Config) (*Client, error) {
+	if err := checkSampling(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
@@ -108,48 +138,166 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// chatRequest is the request body. Its field order is the wire order, so
-// the same call always marshals to the same bytes.
-type chatRequest struct {
-	Model       string    `json:"model"`
-	Messages    []Message `json:"messages"`
-	Temperature float64   `json:"temperature"`
-	Stop        []string  `json:"stop"`
-	Stream      bool      `json:"stream"`
+// checkSampling refuses sampling settings no provider accepts.
+func checkSampling(cfg Config) error {
+	switch {
+	case cfg.Temperature < 0:
+		return fmt.Errorf("llm new client: temperature %g: want 0 or more", cfg.Temperature)
+	case cfg.NoTemperature && cfg.Temperature != 0:
+		return fmt.Errorf("llm new client: temperature %g with NoTemperature: set one or the other", cfg.Temperature)
+	case cfg.TopP != nil && (*cfg.TopP < 0 || *cfg.TopP > 1):
+		return fmt.Errorf("llm new client: top_p %g: want 0 to 1", *cfg.TopP)
+	case cfg.MaxTokens < 0:
+		return fmt.Errorf("llm new client: max_tokens %d: want 0 (none sent) or more", cfg.MaxTokens)
+	}
+	return nil
 }
 
-// Chat posts the messages to the chat-completions endpoint and returns the
-// first choice. Provider and transport failures are *APIError (see
-// IsRetryable); when ctx ends first, the error wraps ctx.Err().
-func (c *Client) Chat(ctx context.Context, messages []Message) (Reply, error) {
-	if messages == nil {
-		messages = []Message{} // "messages":[] rather than null
+// chatRequest is the request body. Its field order is the wire order, so
+// the same call always marshals to the same bytes. The first five fields
+// are those of every text-protocol request ever recorded (temperature and
+// stop are left out only when the configuration says so); the others are
+// appended and left out when not set, so recorded requests still match.
+type chatRequest struct {
+	Model         string         `json:"model"`
+	Messages      []Message      `json:"messages"`
+	Temperature   *float64       `json:"temperature,omitempty"`
+	Stop          []string       `json:"stop,omitempty"`
+	Stream        bool           `json:"stream"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	Tools         []ToolSpec     `json:"tools,omitempty"`
+	ToolChoice    any            `json:"tool_choice,omitempty"`
+	TopP          *float64       `json:"top_p,omitempty"`
+	Seed          *int64         `json:"seed,omitempty"`
+	MaxTokens     int            `json:"max_tokens,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// namedToolChoice is the tool_choice that forces one function.
+type namedToolChoice struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
+}
+
+// stops reports whether a call with req sends a stop sequence (and cuts
+// the reply at it).
+func (c *Client) stops(req Request) bool { return !c.cfg.NoStop && !req.NoStop }
+
+// requestBody marshals the body of one call.
+func (c *Client) requestBody(req Request) ([]byte, error) {
+	body := chatRequest{Model: c.cfg.Model, Messages: req.Messages, Tools: req.Tools,
+		TopP: c.cfg.TopP, Seed: c.cfg.Seed, MaxTokens: c.cfg.MaxTokens}
+	if body.Messages == nil {
+		body.Messages = []Message{} // "messages":[] rather than null
 	}
-	body, err := json.Marshal(chatRequest{
-		Model:       c.cfg.Model,
-		Messages:    messages,
-		Temperature: c.cfg.Temperature,
-		Stop:        []string{c.cfg.Stop},
-	})
+	if !c.cfg.NoTemperature {
+		t := c.cfg.Temperature
+		body.Temperature = &t
+	}
+	if c.stops(req) {
+		body.Stop = []string{c.cfg.Stop}
+	}
+	if c.cfg.Stream {
+		body.Stream = true
+		body.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	switch choice := req.ToolChoice; {
+	case choice == "":
+	case len(req.Tools) == 0:
+		return nil, fmt.Errorf("tool_choice %q without tools", choice)
+	case choice == ToolChoiceAuto || choice == ToolChoiceNone || choice == ToolChoiceRequired:
+		body.ToolChoice = choice
+	default:
+		if !slices.ContainsFunc(req.Tools, func(s ToolSpec) bool { return s.Name == choice }) {
+			return nil, fmt.Errorf("tool_choice %q names none of the tools", choice)
+		}
+		var named namedToolChoice
+		named.Type, named.Function.Name = "function", choice
+		body.ToolChoice = named
+	}
+	return json.Marshal(body)
+}
+
+// Chat posts the request to the chat-completions endpoint and returns the
+// first choice. Provider and transport failures are *APIError (see
+// IsRetryable); a request that cannot be encoded (invalid tool parameters,
+// a tool_choice naming no tool) is a plain error; when ctx ends first, the
+// error wraps ctx.Err().
+func (c *Client) Chat(ctx context.Context, req Request) (Reply, error) {
+	body, err := c.requestBody(req)
 	if err != nil {
 		return Reply{}, fmt.Errorf("llm chat: encode request: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return Reply{}, fmt.Errorf("llm chat: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", userAgent)
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	if c.cfg.Stream {
+		hreq.Header.Set("Accept", "text/event-stream")
 	}
-	resp, err := c.httpc.Do(req)
+	hreq.Header.Set("User-Agent", userAgent)
+	if c.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	sent := c.now()
+	resp, err := c.httpc.Do(hreq)
 	if err != nil {
 		return Reply{}, c.transportError(ctx, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	reply, err := c.readReply(ctx, resp, sent)
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Retryable && ae.Status != 0 {
+			ae.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
+		}
+		return Reply{}, err
+	}
+	if c.stops(req) {
+		if i := strings.Index(reply.Content, c.cfg.Stop); i >= 0 {
+			reply.Content = reply.Content[:i]
+		}
+	}
+	return reply, nil
+}
+
+// readReply reads and decodes the response: an event stream when the
+// client asked for one and got one, else a JSON body of at most
+// MaxResponseBytes.
+func (c *Client) readReply(ctx context.Context, resp *http.Response, sent time.Time) (Reply, error) {
+	br := bufio.NewReader(resp.Body)
+	prefix, err := br.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Reply{}, c.transportError(ctx, err)
+	}
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if ok && IsEventStream(resp.Header.Get("Content-Type"), prefix) {
+		if !c.cfg.Stream {
+			return Reply{}, unexpectedStream(resp.StatusCode)
+		}
+		var ttft time.Duration
+		reply, err := assemble(br, func() { ttft = max(c.now().Sub(sent), 0) })
+		reply.TTFT = ttft
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return Reply{}, fmt.Errorf("llm chat: %w", ctxErr)
+			}
+			var ae *APIError
+			if errors.As(err, &ae) {
+				ae.Status = resp.StatusCode
+			}
+			return Reply{}, err
+		}
+		return reply, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(br, MaxResponseBytes+1))
 	if err != nil {
 		return Reply{}, c.transportError(ctx, err)
 	}
@@ -157,18 +305,7 @@ func (c *Client) Chat(ctx context.Context, messages []Message) (Reply, error) {
 		return Reply{}, &APIError{Status: resp.StatusCode, Code: CodeMalformedResponse,
 			Message: fmt.Sprintf("response body exceeds %d bytes", MaxResponseBytes)}
 	}
-	reply, err := DecodeResponse(resp.StatusCode, data)
-	if err != nil {
-		var ae *APIError
-		if errors.As(err, &ae) && ae.Retryable {
-			ae.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
-		}
-		return Reply{}, err
-	}
-	if i := strings.Index(reply.Content, c.cfg.Stop); i >= 0 {
-		reply.Content = reply.Content[:i]
-	}
-	return reply, nil
+	return DecodeResponse(resp.StatusCode, data)
 }
 
 // transportError maps a failed round trip: the context's error when ctx is

@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -100,13 +98,14 @@ func TestChatReplies(t *testing.T) {
 	}{
 		{"glm with reasoning_content and request_id", glmBody, Reply{
 			Content:      "Thought: I should scale it.\nAction: image_scaling\nAction Input: cat.png 100",
-			FinishReason: "stop", Usage: Usage{PromptTokens: 212, CompletionTokens: 31},
+			Reasoning:    "The user wants a smaller image.",
+			FinishReason: "stop", Usage: Usage{PromptTokens: 212, CompletionTokens: 31, ReasoningTokens: 9, CachedTokens: 3},
 			Model: "glm-4-flash", ID: "2026031305024259aa"}},
 		{"openai pretty-printed with nulls", openAIBody, Reply{
 			Content: "Thought: I now know the final answer\nFinal Answer: 8", FinishReason: "stop",
 			Usage: Usage{PromptTokens: 229, CompletionTokens: 14}, Model: "gpt-4o-2024-08-06", ID: "chatcmpl-Abc123"}},
 		{"llama.cpp with timings, finish_reason length", llamaCppBody, Reply{
-			Content: "Thought: long", FinishReason: "length",
+			Content: "Thought: long", Reasoning: "Think.", FinishReason: "length",
 			Usage: Usage{PromptTokens: 84, CompletionTokens: 47}, Model: "gpt-oss-20b", ID: "chatcmpl-vR6SJg5"}},
 		{"ollama openai-compatible", ollamaBody, Reply{
 			Content: "Final Answer: hi", FinishReason: "stop",
@@ -124,7 +123,7 @@ func TestChatReplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := serve(t, 200, map[string]string{"Content-Type": "application/json"}, tt.body)
-			got, err := newTestClient(t, srv.URL).Chat(context.Background(), hello)
+			got, err := newTestClient(t, srv.URL).Chat(context.Background(), Request{Messages: hello})
 			require.NoError(t, err)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Reply mismatch (-want +got):\n%s", diff)
@@ -137,7 +136,7 @@ func TestChatRequestIsDeterministic(t *testing.T) {
 	srv, got := serve(t, 200, nil, ollamaBody)
 	c, err := NewClient(Config{BaseURL: srv.URL + "/v1/", Model: "qwen2.5:7b", Temperature: 0.2})
 	require.NoError(t, err)
-	_, err = c.Chat(context.Background(), hello)
+	_, err = c.Chat(context.Background(), Request{Messages: hello})
 	require.NoError(t, err)
 
 	wantBody := `{"model":"qwen2.5:7b","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Scale cat.png"}],"temperature":0.2,"stop":["\nObservation:"],"stream":false}`
@@ -161,7 +160,7 @@ func TestChatRequestIsDeterministic(t *testing.T) {
 
 func TestChatSendsBearerKey(t *testing.T) {
 	srv, got := serve(t, 200, nil, glmBody)
-	_, err := newTestClient(t, srv.URL).Chat(context.Background(), hello)
+	_, err := newTestClient(t, srv.URL).Chat(context.Background(), Request{Messages: hello})
 	require.NoError(t, err)
 	if diff := cmp.Diff("Bearer test-key", got.req.Header.Get("Authorization")); diff != "" {
 		t.Errorf("Authorization mismatch (-want +got):\n%s", diff)
@@ -234,7 +233,7 @@ func TestChatAPIErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := serve(t, tt.status, tt.header, tt.body)
-			_, err := newTestClient(t, srv.URL).Chat(context.Background(), hello)
+			_, err := newTestClient(t, srv.URL).Chat(context.Background(), Request{Messages: hello})
 			var got *APIError
 			require.ErrorAs(t, err, &got)
 			if diff := cmp.Diff(tt.want, *got, cmpopts.EquateErrors()); diff != "" {
@@ -255,11 +254,6 @@ func TestChatAPIErrors(t *testing.T) {
 
 func TestDecodeResponseRefuses(t *testing.T) {
 	// 2xx bodies the agent must not take as a reply.
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		require.NoError(t, err)
-		return string(b)
-	}
 	tests := []struct {
 		name     string
 		body     string
@@ -270,15 +264,19 @@ func TestDecodeResponseRefuses(t *testing.T) {
 			CodeMalformedResponse, []string{"usage.prompt_tokens is -5; a token count is 0 or more", "body starts"}},
 		{"negative completion tokens", `{"id":"x","model":"m","choices":[{"index":0,"message":{"content":"Final Answer: hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":-1}}`,
 			CodeMalformedResponse, []string{"usage.completion_tokens is -1"}},
-		{"glm native tool call, empty content", read("glm-native-tool-calls.json"),
-			CodeNativeToolCalls, []string{`native tool calls ("image_scaling") instead of a text reply`, "not supported yet"}},
-		{"native tool calls beside text", read("glm-native-tool-calls-with-text.json"),
-			CodeNativeToolCalls, []string{`("image_scaling", "echo")`}},
+		{"negative reasoning tokens", `{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":5,"completion_tokens":3,"completion_tokens_details":{"reasoning_tokens":-2}}}`,
+			CodeMalformedResponse, []string{"usage.completion_tokens_details.reasoning_tokens is -2"}},
+		{"negative cached tokens", `{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":5,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":-7}}}`,
+			CodeMalformedResponse, []string{"usage.prompt_tokens_details.cached_tokens is -7"}},
+		{"negative deepseek cache hits", `{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":5,"completion_tokens":3,"prompt_cache_hit_tokens":-1,"prompt_cache_miss_tokens":6}}`,
+			CodeMalformedResponse, []string{"usage.prompt_cache_hit_tokens is -1"}},
+		{"a stream where a JSON body was asked for", "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n",
+			CodeUnexpectedStream, []string{"the provider streamed; use --stream"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := serve(t, 200, nil, tt.body)
-			_, err := newTestClient(t, srv.URL).Chat(context.Background(), hello)
+			_, err := newTestClient(t, srv.URL).Chat(context.Background(), Request{Messages: hello})
 			var ae *APIError
 			require.ErrorAs(t, err, &ae)
 			if diff := cmp.Diff(tt.wantCode, ae.Code); diff != "" {
@@ -299,7 +297,7 @@ func TestChatConnectionRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 
-	_, err = newTestClient(t, "http://"+addr).Chat(context.Background(), hello)
+	_, err = newTestClient(t, "http://"+addr).Chat(context.Background(), Request{Messages: hello})
 	var ae *APIError
 	require.ErrorAs(t, err, &ae)
 	if ae.Status != 0 || ae.Code != CodeConnectionError || !ae.Retryable || ae.Err == nil {
@@ -320,7 +318,7 @@ func TestChatBodyCutShortIsConnectionError(t *testing.T) {
 		io.WriteString(w, `{"id":"x"`)
 	}))
 	t.Cleanup(srv.Close)
-	_, err := newTestClient(t, srv.URL).Chat(context.Background(), hello)
+	_, err := newTestClient(t, srv.URL).Chat(context.Background(), Request{Messages: hello})
 	retryable, _ := IsRetryable(err)
 	require.True(t, retryable, "err = %v", err)
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
@@ -348,7 +346,7 @@ func TestChatContextCancelled(t *testing.T) {
 	srv := hangingServer(t, started)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-started; cancel() }()
-	_, err := newTestClient(t, srv.URL).Chat(ctx, hello)
+	_, err := newTestClient(t, srv.URL).Chat(ctx, Request{Messages: hello})
 	require.ErrorIs(t, err, context.Canceled)
 	if retryable, _ := IsRetryable(err); retryable {
 		t.Errorf("a cancelled call must not be retryable: %v", err)
@@ -363,7 +361,7 @@ func TestChatDeadline(t *testing.T) {
 	srv := hangingServer(t, make(chan struct{}))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	_, err := newTestClient(t, srv.URL).Chat(ctx, hello)
+	_, err := newTestClient(t, srv.URL).Chat(ctx, Request{Messages: hello})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
@@ -373,7 +371,7 @@ func TestChatOversizedBody(t *testing.T) {
 		w.Write([]byte(strings.Repeat("a", MaxResponseBytes)))
 	}))
 	t.Cleanup(srv.Close)
-	_, err := newTestClient(t, srv.URL).Chat(context.Background(), hello)
+	_, err := newTestClient(t, srv.URL).Chat(context.Background(), Request{Messages: hello})
 	var ae *APIError
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, CodeMalformedResponse, ae.Code)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,11 +20,14 @@ const (
 	// CodeMalformedResponse marks a response body that is not a valid
 	// chat completion (not JSON, no choices, too large).
 	CodeMalformedResponse = "malformed_response"
-	// CodeNativeToolCalls marks a reply that carries native tool calls
-	// (message.tool_calls) where the agent asked for a text reply: the
-	// prompt protocols are text and json, so the call cannot be acted on.
-	// It is not retryable: the same request gets the same kind of answer.
-	CodeNativeToolCalls = "native_tool_calls"
+	// CodeStreamCut marks an event stream that ended, or broke, before
+	// its "data: [DONE]" event. It is retryable like a transport failure;
+	// Err holds the read error when there was one.
+	CodeStreamCut = "stream_cut"
+	// CodeUnexpectedStream marks an event stream received by a call that
+	// did not ask for one (Config.Stream false). It is not retryable: the
+	// same request gets the same kind of answer.
+	CodeUnexpectedStream = "unexpected_stream"
 )
 
 // quotaCodes are provider codes that come with HTTP 429 but mean an
@@ -116,24 +118,30 @@ func retryableStatus(status int, code string) bool {
 type providerCode string
 
 func (c *providerCode) UnmarshalJSON(b []byte) error {
+	s, err := stringOr(b, func(b []byte) (string, error) {
+		var n json.Number
+		if err := json.Unmarshal(b, &n); err != nil {
+			return "", fmt.Errorf("error code: want string, number or null, got %.20s", b)
+		}
+		return n.String(), nil
+	})
+	*c = providerCode(s)
+	return err
+}
+
+// stringOr decodes a JSON member that is a string, null (read as ""), or
+// another value that other turns into text.
+func stringOr(b []byte, other func([]byte) (string, error)) (string, error) {
 	b = bytes.TrimSpace(b)
 	switch {
 	case bytes.Equal(b, []byte("null")):
-		*c = ""
+		return "", nil
 	case len(b) > 0 && b[0] == '"':
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*c = providerCode(s)
-	default:
-		var n json.Number
-		if err := json.Unmarshal(b, &n); err != nil {
-			return fmt.Errorf("error code: want string, number or null, got %.20s", b)
-		}
-		*c = providerCode(n.String())
+		err := json.Unmarshal(b, &s)
+		return s, err
 	}
-	return nil
+	return other(b)
 }
 
 // errorField is the "error" member: an object (OpenAI, GLM, OpenRouter,
@@ -189,89 +197,6 @@ func (f *errorField) text() string {
 	return msg
 }
 
-// chatResponse is the part of a chat.completion body the client reads;
-// unknown members (reasoning_content, timings, system_fingerprint, …) are
-// ignored.
-type chatResponse struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Message struct {
-			Content   *string `json:"content"`
-			ToolCalls []struct {
-				Function struct {
-					Name string `json:"name"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *Usage     `json:"usage"`
-	Error errorField `json:"error"`
-	// Message and Code at the top level: vLLM's older error shape
-	// {"object":"error","message":…,"code":400}.
-	Message string       `json:"message"`
-	Code    providerCode `json:"code"`
-}
-
-// DecodeResponse turns the HTTP status and body of a chat-completions
-// response into the Reply of its first choice, as Chat does before it cuts
-// the reply at the stop sequence and reads Retry-After (RetryAfter is
-// therefore 0 here). A failure is an *APIError: the provider's error for a
-// non-2xx status or an error body; CodeMalformedResponse for a 2xx body
-// that is not a chat completion, has no choices, or reports a negative
-// token count; CodeNativeToolCalls for a reply carrying native tool calls.
-func DecodeResponse(status int, body []byte) (Reply, error) {
-	var r chatResponse
-	err := json.Unmarshal(body, &r)
-	if status < 200 || status > 299 {
-		return Reply{}, statusError(status, body, r, err)
-	}
-	malformed := func(format string, args ...any) error {
-		return &APIError{Status: status, Code: CodeMalformedResponse,
-			Message: fmt.Sprintf("decode response: "+format+" (body starts %q)", append(args, snippet(body))...)}
-	}
-	if err != nil {
-		return Reply{}, malformed("%v", err)
-	}
-	if len(r.Choices) == 0 {
-		if r.Error.present {
-			return Reply{}, &APIError{Status: status, Code: string(r.Error.Code), Message: r.Error.text()}
-		}
-		return Reply{}, malformed("no choices")
-	}
-	if u := r.Usage; u != nil && (u.PromptTokens < 0 || u.CompletionTokens < 0) {
-		field, n := "prompt_tokens", u.PromptTokens
-		if n >= 0 {
-			field, n = "completion_tokens", u.CompletionTokens
-		}
-		return Reply{}, malformed("usage.%s is %d; a token count is 0 or more", field, n)
-	}
-	c := r.Choices[0]
-	if calls := c.Message.ToolCalls; len(calls) > 0 {
-		names := make([]string, 0, len(calls))
-		for _, tc := range calls {
-			names = append(names, quoteName(tc.Function.Name))
-		}
-		return Reply{}, &APIError{Status: status, Code: CodeNativeToolCalls, Message: fmt.Sprintf(
-			"the model answered with native tool calls (%s) instead of a text reply; "+
-				"AgentHub sends no tool definitions and reads the action from the reply text, as its prompt variants ask: "+
-				"use a model or provider setting that answers in message content (native tool calling is not supported yet)",
-			strings.Join(names, ", "))}
-	}
-	reply := Reply{ID: r.ID, Model: r.Model}
-	if c.Message.Content != nil {
-		reply.Content = *c.Message.Content
-	}
-	if c.FinishReason != nil {
-		reply.FinishReason = *c.FinishReason
-	}
-	if r.Usage != nil {
-		reply.Usage = *r.Usage
-	}
-	return reply, nil
-}
-
 // statusError is the *APIError of a non-2xx response; r and err are the
 // result of decoding body as a chat response.
 func statusError(status int, body []byte, r chatResponse, err error) *APIError {
@@ -292,9 +217,6 @@ func statusError(status int, body []byte, r chatResponse, err error) *APIError {
 	ae.Retryable = retryableStatus(status, ae.Code)
 	return ae
 }
-
-// quoteName quotes a tool name the model chose, cut to 60 bytes.
-func quoteName(name string) string { return strconv.Quote(clip(name, 60)) }
 
 // snippet is the start of a body for an error message: at most 200 bytes,
 // cut on a rune boundary, whitespace-trimmed.

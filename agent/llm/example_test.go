@@ -24,18 +24,18 @@ func ExampleClient_Chat() {
 		panic(err)
 	}
 	msgs := []llm.Message{{Role: llm.RoleUser, Content: "What is 2+2?"}}
-	reply, err := c.Chat(context.Background(), msgs)
+	reply, err := c.Chat(context.Background(), llm.Request{Messages: msgs})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("%q %s %+v\n", reply.Content, reply.FinishReason, reply.Usage)
 
-	_, err = c.Chat(context.Background(), msgs)
+	_, err = c.Chat(context.Background(), llm.Request{Messages: msgs})
 	retryable, after := llm.IsRetryable(err)
 	fmt.Println(err)
 	fmt.Println(retryable, after)
 	// Output:
-	// "Thought: easy\nFinal Answer: 4" stop {PromptTokens:10 CompletionTokens:13}
+	// "Thought: easy\nFinal Answer: 4" stop {PromptTokens:10 CompletionTokens:13 ReasoningTokens:0 CachedTokens:0}
 	// llm chat: HTTP 429 (code 1302): Rate limit reached for requests (retry after 2s)
 	// true 2s
 }

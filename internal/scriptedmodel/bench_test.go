@@ -85,7 +85,7 @@ func BenchmarkClientRoundTrip(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.Chat(context.Background(), msgs); err != nil {
+		if _, err := c.Chat(context.Background(), llm.Request{Messages: msgs}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -52,10 +52,10 @@ func TestRepliesInOrderThroughClient(t *testing.T) {
 		{Reply: "Final Answer: cut here\nObservation: invented", FinishReason: "length"},
 	})
 	c := start(t, s)
-	got1, err := c.Chat(context.Background(), task)
+	got1, err := c.Chat(context.Background(), llm.Request{Messages: task})
 	require.NoError(t, err)
 	second := append(task, llm.Message{Role: llm.RoleAssistant, Content: got1.Content}, llm.Message{Role: llm.RoleUser, Content: "Observation: ok"})
-	got2, err := c.Chat(context.Background(), second)
+	got2, err := c.Chat(context.Background(), llm.Request{Messages: second})
 	require.NoError(t, err)
 
 	want := []llm.Reply{
@@ -97,7 +97,7 @@ func TestFaultsThroughClient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := start(t, New([]Turn{tt.turn})).Chat(context.Background(), task)
+			_, err := start(t, New([]Turn{tt.turn})).Chat(context.Background(), llm.Request{Messages: task})
 			var got *llm.APIError
 			require.ErrorAs(t, err, &got)
 			if diff := cmp.Diff(tt.want, *got); diff != "" {
@@ -113,7 +113,7 @@ func TestMalformed(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.True(t, strings.HasPrefix(rec.Body.String(), `{"id":"chatcmpl-scripted-1","object":"chat.completion"`), rec.Body.String())
 
-	_, err := start(t, New([]Turn{{Fault: &Fault{Kind: FaultMalformed}}})).Chat(context.Background(), task)
+	_, err := start(t, New([]Turn{{Fault: &Fault{Kind: FaultMalformed}}})).Chat(context.Background(), llm.Request{Messages: task})
 	var ae *llm.APIError
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, llm.CodeMalformedResponse, ae.Code)
@@ -123,7 +123,7 @@ func TestSlow(t *testing.T) {
 	t.Run("answers after the delay", func(t *testing.T) {
 		c := start(t, New([]Turn{{Reply: "Final Answer: late", Fault: &Fault{Kind: FaultSlow, DelayMS: 50}}}))
 		began := time.Now()
-		got, err := c.Chat(context.Background(), task)
+		got, err := c.Chat(context.Background(), llm.Request{Messages: task})
 		require.NoError(t, err)
 		require.Equal(t, "Final Answer: late", got.Content)
 		if d := time.Since(began); d < 50*time.Millisecond {
@@ -137,7 +137,7 @@ func TestSlow(t *testing.T) {
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
-		_, err = c.Chat(ctx, task)
+		_, err = c.Chat(ctx, llm.Request{Messages: task})
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		closed := make(chan struct{})
 		go func() { srv.Close(); close(closed) }()
@@ -152,9 +152,9 @@ func TestSlow(t *testing.T) {
 func TestScriptExhausted(t *testing.T) {
 	s := New([]Turn{{Reply: "Final Answer: one"}})
 	c := start(t, s)
-	_, err := c.Chat(context.Background(), task)
+	_, err := c.Chat(context.Background(), llm.Request{Messages: task})
 	require.NoError(t, err)
-	_, err = c.Chat(context.Background(), task)
+	_, err = c.Chat(context.Background(), llm.Request{Messages: task})
 	var ae *llm.APIError
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, 500, ae.Status)
