@@ -39,6 +39,7 @@ type Agent struct {
 	cfg      Config
 	system   string
 	protocol parser.Protocol
+	specs    []llm.ToolSpec // the tools protocol: the tools as offered
 	obs      Observer
 	clock    Clock
 }
@@ -74,10 +75,32 @@ func New(model llm.ChatModel, ts []Tool, cfg Config, opts ...Option) (*Agent, er
 	}
 	a.system = system
 	a.protocol = protocol
+	if protocol == parser.Tools {
+		a.specs = toolSpecs(ts)
+	}
 	for _, o := range opts {
 		o(a)
 	}
 	return a, nil
+}
+
+// anyArguments is the schema offered for a tool without Parameters: an
+// object of any shape; the tool gets the arguments' JSON text.
+var anyArguments = []byte(`{"type":"object"}`)
+
+// toolSpecs describes the tools for native tool calling, sorted by name
+// (the bytes of the request must not depend on registration order).
+func toolSpecs(ts []Tool) []llm.ToolSpec {
+	specs := make([]llm.ToolSpec, 0, len(ts))
+	for _, t := range ts {
+		params := anyArguments
+		if p, ok := t.(tools.Parameterized); ok {
+			params = p.Parameters()
+		}
+		specs = append(specs, llm.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: params})
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+	return specs
 }
 
 // run is the state of one Run.
@@ -127,7 +150,13 @@ func (r *run) loop() {
 			r.res.Steps = append(r.res.Steps, st)
 			return
 		}
-		st.Reply = reply.Content
+		st.Reply, st.Reasoning = reply.Content, reply.Reasoning
+		if a.protocol == parser.Tools {
+			if !r.nativeStep(step, &st, reply) {
+				return
+			}
+			continue
+		}
 		d, err := parser.Parse(reply.Content, parser.WithProtocol(a.protocol))
 		// The history keeps what the model's decision rests on: text it
 		// wrote after its decision (a made-up Observation, further
@@ -135,16 +164,7 @@ func (r *run) loop() {
 		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleAssistant, Content: usedReply(reply.Content, d.Discarded)})
 		var obs Observation
 		if err != nil {
-			var pe *parser.Error
-			if !errors.As(err, &pe) {
-				pe = &parser.Error{Code: parser.CodeMissingAction, Message: err.Error()}
-			}
-			st.ParseError = pe
-			msg, cut := truncateUTF8(pe.Message, a.cfg.MaxObservationBytes)
-			obs = Observation{Status: StatusError, Error: &ObservationError{Code: string(pe.Code), Message: msg, Retryable: true}, Truncated: cut}
-			st.Observation = obs.String()
-			st.ErrorCode = string(pe.Code)
-			a.emit(Event{Type: EventParseError, Step: step, Code: string(pe.Code), Error: pe.Message, Observation: st.Observation})
+			r.parseError(step, &st, err)
 		} else {
 			st.Decision = &d
 			switch d.Kind {
@@ -167,6 +187,98 @@ func (r *run) loop() {
 	}
 	r.res.Outcome = OutcomeMaxSteps
 	r.res.Err = fmt.Errorf("%w after %d model calls", ErrMaxSteps, a.cfg.MaxSteps)
+}
+
+// parseError turns a reply the parser could not decide into the
+// correction observation the model gets back, and emits parse_error.
+func (r *run) parseError(step int, st *Step, err error) {
+	var pe *parser.Error
+	if !errors.As(err, &pe) {
+		pe = &parser.Error{Code: parser.CodeMissingAction, Message: err.Error()}
+	}
+	st.ParseError = pe
+	st.Observation = r.errorObservation(pe).String()
+	st.ErrorCode = string(pe.Code)
+	r.a.emit(Event{Type: EventParseError, Step: step, Code: string(pe.Code), Error: pe.Message, Observation: st.Observation})
+}
+
+// errorObservation is the observation of a reply (or one native call) the
+// parser refused: retryable, the message capped like data.
+func (r *run) errorObservation(pe *parser.Error) Observation {
+	msg, cut := truncateUTF8(pe.Message, r.a.cfg.MaxObservationBytes)
+	return Observation{Status: StatusError, Error: &ObservationError{Code: string(pe.Code), Message: msg, Retryable: true}, Truncated: cut}
+}
+
+// nativeStep handles one reply of the tools protocol: the decision comes
+// from the reply's tool calls and content (parser.DecideCalls). Every call
+// is answered by its own tool message, in the order given: a call whose
+// arguments are not a JSON object gets the parse error (the tool does not
+// run), the others run one after the other. It reports false when the run
+// ended (a final answer, the deadline, a cancellation).
+func (r *run) nativeStep(step int, st *Step, reply llm.Reply) bool {
+	calls := make([]parser.Call, len(reply.ToolCalls))
+	sent := append([]llm.ToolCall(nil), reply.ToolCalls...)
+	for i, c := range sent {
+		if c.ID == "" {
+			// A tool message must name the call it answers.
+			sent[i].ID = fmt.Sprintf("call_%d_%d", step, i)
+		}
+		if sent[i].Type == "" {
+			sent[i].Type = "function"
+		}
+		calls[i] = parser.Call{ID: sent[i].ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
+	}
+	d, err := parser.DecideCalls(reply.Content, calls)
+	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleAssistant, Content: reply.Content, ToolCalls: sent})
+	if err != nil {
+		r.parseError(step, st, err)
+		r.res.Steps = append(r.res.Steps, *st)
+		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: "Observation: " + st.Observation})
+		return true
+	}
+	st.Decision = &d
+	if d.Kind == parser.KindFinal {
+		r.finish(*st, OutcomeFinalAnswer, d.FinalAnswer, nil)
+		return false
+	}
+	for _, c := range d.Calls {
+		sc, ok := r.nativeCall(step, c)
+		st.Calls = append(st.Calls, sc)
+		if !ok {
+			r.res.Steps = append(r.res.Steps, *st)
+			return false
+		}
+		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: sc.Observation})
+	}
+	if len(st.Calls) > 0 {
+		first := st.Calls[0]
+		st.Tool, st.Input, st.Observation, st.ErrorCode = first.Tool, first.Input, first.Observation, first.ErrorCode
+		for _, c := range st.Calls {
+			st.ToolMS += c.ToolMS
+		}
+	}
+	r.res.Steps = append(r.res.Steps, *st)
+	return true
+}
+
+// nativeCall answers one native tool call. It reports false when the run's
+// deadline or a cancellation cut the call off.
+func (r *run) nativeCall(step int, c parser.Call) (StepCall, bool) {
+	sc := StepCall{ID: c.ID, Tool: c.Name, Input: c.Arguments}
+	if c.Err != nil {
+		obs := r.errorObservation(c.Err)
+		sc.Observation, sc.ErrorCode = obs.String(), string(c.Err.Code)
+		r.a.emit(Event{Type: EventParseError, Step: step, CallID: c.ID, Tool: c.Name, Input: c.Arguments,
+			Code: string(c.Err.Code), Error: c.Err.Message, Observation: sc.Observation})
+		return sc, true
+	}
+	var st Step
+	obs := r.callToolID(step, &st, c.ID, c.Name, c.Arguments, "")
+	if r.res.Outcome != "" {
+		return sc, false
+	}
+	sc.Observation, sc.ErrorCode, sc.ToolMS = obs.String(), st.ErrorCode, st.ToolMS
+	return sc, true
 }
 
 // maxNameInMessage bounds how much of a model-written tool name is quoted
@@ -241,16 +353,21 @@ func (r *run) callModel(step int, st *Step) (llm.Reply, bool) {
 	for attempt := 1; ; attempt++ {
 		st.Attempts = attempt
 		t0 := a.clock.Now()
-		reply, err := a.model.Chat(r.ctx, llm.Request{Messages: r.msgs})
+		reply, err := a.model.Chat(r.ctx, a.request(r.msgs))
 		ms := a.clock.Now().Sub(t0).Milliseconds()
 		st.ModelMS += ms
 		ev := Event{Type: EventLLMCall, Step: step, Attempt: attempt, MS: ms}
 		if err == nil {
-			ev.PromptTokens, ev.CompletionTokens = reply.Usage.PromptTokens, reply.Usage.CompletionTokens
+			u := reply.Usage
+			ev.PromptTokens, ev.CompletionTokens = u.PromptTokens, u.CompletionTokens
+			ev.ReasoningTokens, ev.CachedTokens = u.ReasoningTokens, u.CachedTokens
 			ev.FinishReason = reply.FinishReason
-			ev.Reply = reply.Content
-			r.res.Usage.PromptTokens += reply.Usage.PromptTokens
-			r.res.Usage.CompletionTokens += reply.Usage.CompletionTokens
+			ev.Reply, ev.Reasoning, ev.ToolCalls = reply.Content, reply.Reasoning, len(reply.ToolCalls)
+			ev.TTFTMS = reply.TTFT.Milliseconds()
+			r.res.Usage.PromptTokens += u.PromptTokens
+			r.res.Usage.CompletionTokens += u.CompletionTokens
+			r.res.Usage.ReasoningTokens += u.ReasoningTokens
+			r.res.Usage.CachedTokens += u.CachedTokens
 			a.emit(ev)
 			return reply, true
 		}
@@ -290,13 +407,28 @@ func (r *run) callModel(step int, st *Step) (llm.Reply, bool) {
 	}
 }
 
+// request is the chat request for the conversation so far: with the
+// tools protocol it offers the tools natively and sends no stop sequence.
+func (a *Agent) request(msgs []llm.Message) llm.Request {
+	req := llm.Request{Messages: msgs}
+	if a.protocol == parser.Tools {
+		req.Tools, req.ToolChoice, req.NoStop = a.specs, a.cfg.ToolChoice, true
+	}
+	return req
+}
+
 // callTool runs one tool call and returns the observation for the model,
 // carrying note (see droppedNote). When the run's context ends during the
 // call it sets the outcome.
 func (r *run) callTool(step int, st *Step, name, input, note string) Observation {
+	return r.callToolID(step, st, "", name, input, note)
+}
+
+// callToolID is callTool for a native call with its id (in the events).
+func (r *run) callToolID(step int, st *Step, id, name, input, note string) Observation {
 	a := r.a
 	st.Tool, st.Input = name, input
-	a.emit(Event{Type: EventToolCall, Step: step, Tool: name, Input: input})
+	a.emit(Event{Type: EventToolCall, Step: step, CallID: id, Tool: name, Input: input})
 	t, ok := a.tools[name]
 	if !ok {
 		obs := Observation{Status: StatusError, Note: note, Error: &ObservationError{
@@ -304,7 +436,7 @@ func (r *run) callTool(step int, st *Step, name, input, note string) Observation
 			Message: fmt.Sprintf("unknown tool %q; use one of: %s", clip(name, maxNameInMessage), strings.Join(a.names, ", ")),
 		}}
 		st.ErrorCode = string(tools.CodeToolNotFound)
-		r.emitResult(step, name, input, 0, obs)
+		r.emitResult(step, id, name, input, 0, obs)
 		return obs
 	}
 	t0 := a.clock.Now()
@@ -313,7 +445,7 @@ func (r *run) callTool(step int, st *Step, name, input, note string) Observation
 	if r.ctx.Err() != nil && r.stopCause() {
 		// The run's own deadline (or a cancellation) cut the call off: the
 		// code names that, not the per-tool timeout.
-		ev := Event{Type: EventToolResult, Step: step, Tool: name, Input: input, MS: st.ToolMS, Status: StatusError, Code: string(r.res.Outcome), Error: r.res.Err.Error()}
+		ev := Event{Type: EventToolResult, Step: step, CallID: id, Tool: name, Input: input, MS: st.ToolMS, Status: StatusError, Code: string(r.res.Outcome), Error: r.res.Err.Error()}
 		a.emit(ev)
 		return Observation{}
 	}
@@ -331,12 +463,12 @@ func (r *run) callTool(step int, st *Step, name, input, note string) Observation
 			r.recover(step, rec, name, input, te.Code, &obs)
 		}
 	}
-	r.emitResult(step, name, input, st.ToolMS, obs)
+	r.emitResult(step, id, name, input, st.ToolMS, obs)
 	return obs
 }
 
-func (r *run) emitResult(step int, name, input string, ms int64, obs Observation) {
-	ev := Event{Type: EventToolResult, Step: step, Tool: name, Input: input, MS: ms, Status: obs.Status, Truncated: obs.Truncated, Observation: obs.String()}
+func (r *run) emitResult(step int, id, name, input string, ms int64, obs Observation) {
+	ev := Event{Type: EventToolResult, Step: step, CallID: id, Tool: name, Input: input, MS: ms, Status: obs.Status, Truncated: obs.Truncated, Observation: obs.String()}
 	if obs.Error != nil {
 		ev.Code, ev.Error, ev.Retryable = obs.Error.Code, obs.Error.Message, obs.Error.Retryable
 	}

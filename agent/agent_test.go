@@ -366,7 +366,7 @@ func TestNewErrors(t *testing.T) {
 		{"nil model", nil, nil, agent.Config{}, "model is nil"},
 		{"duplicate", agenttest.Replies(), []agent.Tool{echo, echo}, agent.Config{}, `duplicate tool name "echo"`},
 		{"empty name", agenttest.Replies(), []agent.Tool{&agenttest.FuncTool{}}, agent.Config{}, "empty name"},
-		{"unknown prompt", agenttest.Replies(), nil, agent.Config{Prompt: "react-yaml"}, `unknown prompt variant "react-yaml"; valid variants: react-json, react-text`},
+		{"unknown prompt", agenttest.Replies(), nil, agent.Config{Prompt: "react-yaml"}, `unknown prompt variant "react-yaml"; valid variants: native-tools, react-json, react-text`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -385,15 +385,20 @@ func TestSystemPromptDeterministic(t *testing.T) {
 		p2, _, err := agent.SystemPrompt(variant, []agent.Tool{a, z})
 		require.NoError(t, err)
 		require.Equal(t, p1, p2, "tool order must not change the prompt bytes")
+		want := map[string]parser.Protocol{"react-text": parser.Auto, "react-json": parser.JSON, "native-tools": parser.Tools}[variant]
+		require.Equal(t, want, proto)
+		if proto == parser.Tools {
+			// The tools and their descriptions go in the request's tools.
+			require.Contains(t, p1, "(alpha, zulu)")
+			continue
+		}
 		require.Less(t, strings.Index(p1, "alpha: first"), strings.Index(p1, "zulu: last"))
 		require.Contains(t, p1, "[alpha, zulu]")
-		want := map[string]parser.Protocol{"react-text": parser.Auto, "react-json": parser.JSON}[variant]
-		require.Equal(t, want, proto)
 	}
 }
 
 func TestPromptProtocol(t *testing.T) {
-	require.Equal(t, []string{"react-json", "react-text"}, agent.PromptVariants())
+	require.Equal(t, []string{"native-tools", "react-json", "react-text"}, agent.PromptVariants())
 	tests := []struct {
 		variant string
 		want    parser.Protocol
@@ -401,7 +406,8 @@ func TestPromptProtocol(t *testing.T) {
 	}{
 		{"react-text", parser.Auto, ""},
 		{"react-json", parser.JSON, ""},
-		{"react-yaml", "", `unknown prompt variant "react-yaml"; valid variants: react-json, react-text`},
+		{"native-tools", parser.Tools, ""},
+		{"react-yaml", "", `unknown prompt variant "react-yaml"; valid variants: native-tools, react-json, react-text`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.variant, func(t *testing.T) {
@@ -545,4 +551,94 @@ func TestRecoveryListingCapped(t *testing.T) {
 	require.Less(t, len(obs), agent.DefaultMaxObservationBytes, "observation %d bytes", len(obs))
 	require.Contains(t, obs, `"more_images":250}`)
 	require.True(t, strings.HasSuffix(obs, `"truncated":true}`), "observation %s", obs)
+}
+
+// TestNativeToolCalls runs the tools protocol: the request offers the
+// tools with their schemas and no stop sequence; two parallel calls are
+// both run, in order, each answered by its own tool message; a call with
+// invalid arguments is answered with the parse error and its tool does not
+// run; an unknown tool gets tool_not_found; the content without calls ends
+// the run; the reasoning is kept in the trace and never sent back.
+func TestNativeToolCalls(t *testing.T) {
+	call := func(id, name, args string) llm.ToolCall {
+		return llm.ToolCall{ID: id, Type: "function", Function: llm.FunctionCall{Name: name, Arguments: args}}
+	}
+	model := agenttest.NewModel(
+		agenttest.Turn{Reasoning: "two echoes at once", ToolCalls: []llm.ToolCall{
+			call("c1", "echo", `{"text":"one"}`), call("c2", "echo", `{"text": "two"}`)}},
+		agenttest.Turn{ToolCalls: []llm.ToolCall{call("c3", "echo", `{"text":`), call("", "nope", `{}`)}},
+		agenttest.Turn{Reply: "one and two"},
+	)
+	rec := &agent.Recorder{}
+	a, err := agent.New(model, []agent.Tool{&tools.Echo{}}, agent.Config{Prompt: "native-tools", ToolChoice: llm.ToolChoiceAuto}, agent.WithObserver(rec), agent.WithClock(agent.NoSleepClock{}))
+	require.NoError(t, err)
+	res, err := a.Run(context.Background(), "echo one and two")
+	require.NoError(t, err)
+	require.Equal(t, agent.OutcomeFinalAnswer, res.Outcome)
+	require.Equal(t, "one and two", res.Answer)
+	require.Equal(t, 3, res.ModelCalls)
+
+	reqs := model.Requests()
+	require.Len(t, reqs, 3)
+	require.True(t, reqs[0].NoStop)
+	require.Equal(t, llm.ToolChoiceAuto, reqs[0].ToolChoice)
+	require.Len(t, reqs[0].Tools, 1)
+	require.Equal(t, "echo", reqs[0].Tools[0].Name)
+	require.JSONEq(t, string((&tools.Echo{}).Parameters()), string(reqs[0].Tools[0].Parameters))
+
+	type msg struct {
+		Role      llm.Role
+		CallID    string
+		Calls     int
+		Contains  string
+		Reasoning bool
+	}
+	var got []msg
+	for _, m := range reqs[2].Messages[2:] {
+		g := msg{Role: m.Role, CallID: m.ToolCallID, Calls: len(m.ToolCalls)}
+		switch {
+		case strings.Contains(m.Content, `"data":"one"`):
+			g.Contains = "one"
+		case strings.Contains(m.Content, `"data":"two"`):
+			g.Contains = "two"
+		case strings.Contains(m.Content, "invalid_json"):
+			g.Contains = "invalid_json"
+		case strings.Contains(m.Content, "tool_not_found"):
+			g.Contains = "tool_not_found"
+		}
+		g.Reasoning = strings.Contains(m.Content, "two echoes at once")
+		got = append(got, g)
+	}
+	want := []msg{
+		{Role: llm.RoleAssistant, Calls: 2},
+		{Role: llm.RoleTool, CallID: "c1", Contains: "one"},
+		{Role: llm.RoleTool, CallID: "c2", Contains: "two"},
+		{Role: llm.RoleAssistant, Calls: 2},
+		{Role: llm.RoleTool, CallID: "c3", Contains: "invalid_json"},
+		{Role: llm.RoleTool, CallID: "call_2_1", Contains: "tool_not_found"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("messages mismatch (-want +got):\n%s", d)
+	}
+	require.Equal(t, "call_2_1", reqs[2].Messages[5].ToolCalls[1].ID, "a call without id gets one, in the assistant message too")
+
+	var kinds []string
+	for _, e := range rec.Events() {
+		switch e.Type {
+		case agent.EventLLMCall:
+			if e.Reasoning != "" {
+				kinds = append(kinds, "reasoning:"+e.Reasoning)
+			}
+		case agent.EventToolCall, agent.EventParseError:
+			kinds = append(kinds, string(e.Type)+":"+e.CallID+":"+e.Tool)
+		}
+	}
+	if d := cmp.Diff([]string{"reasoning:two echoes at once", "tool_call:c1:echo", "tool_call:c2:echo",
+		"parse_error:c3:echo", "tool_call:call_2_1:nope"}, kinds); d != "" {
+		t.Fatalf("events mismatch (-want +got):\n%s", d)
+	}
+	require.Len(t, res.Steps[0].Calls, 2)
+	require.Equal(t, "two echoes at once", res.Steps[0].Reasoning)
+	require.Equal(t, "echo", res.Steps[0].Tool)
+	require.Equal(t, string(parser.CodeInvalidJSON), res.Steps[1].Calls[0].ErrorCode)
 }

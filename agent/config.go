@@ -21,8 +21,15 @@ type Config struct {
 	// at a UTF-8 boundary and the observation says "truncated": true.
 	MaxObservationBytes int
 	// Prompt is the prompt variant, the name of a template in
-	// agent/prompts (default "react-text").
+	// agent/prompts (default "react-text"). Its header names the protocol;
+	// a variant of protocol "tools" offers the tools natively (see
+	// ToolChoice).
 	Prompt string
+	// ToolChoice is sent as the request's tool_choice with the tools
+	// protocol ("" sends none: the provider's default, "auto";
+	// llm.ToolChoiceRequired, llm.ToolChoiceNone or a tool name). It is
+	// ignored by the text and JSON protocols.
+	ToolChoice string
 	// MaxRecoveries is the most automatic error recoveries in one run
 	// (default 3). A negative value disables recovery.
 	MaxRecoveries int

@@ -47,6 +47,22 @@ type Event struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	// Reply is the model reply text (llm_call).
 	Reply string `json:"reply,omitempty"`
+	// Reasoning is a reasoning model's reasoning text (llm_call); it is
+	// never sent back to the model.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ToolCalls counts the native tool calls of the reply (llm_call).
+	ToolCalls int `json:"tool_calls,omitempty"`
+	// ReasoningTokens and CachedTokens are the usage details of an
+	// llm_call: completion tokens spent reasoning, prompt tokens served
+	// from the provider's cache.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	CachedTokens    int `json:"cached_tokens,omitempty"`
+	// TTFTMS is the time to first token of a streamed llm_call, in
+	// milliseconds on the client's clock.
+	TTFTMS int64 `json:"ttft_ms,omitempty"`
+	// CallID is the native tool call id (tool_call, tool_result,
+	// parse_error of one call).
+	CallID string `json:"call_id,omitempty"`
 	// Retryable says whether a failed llm_call will be retried, or
 	// whether a tool error is retryable (tool_result).
 	Retryable bool `json:"retryable,omitempty"`

@@ -58,7 +58,7 @@ func mustLoadVariants(fsys fs.FS, dir string) map[string]promptVariant {
 		protocol := parser.Auto
 		if m := protocolRe.FindSubmatch(src); m != nil {
 			switch p := parser.Protocol(m[1]); p {
-			case parser.Text, parser.JSON, parser.Auto:
+			case parser.Text, parser.JSON, parser.Auto, parser.Tools:
 				protocol = p
 			}
 		}

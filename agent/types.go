@@ -107,12 +107,37 @@ type Step struct {
 	Observation string `json:"observation,omitempty"`
 	// ErrorCode is the error code of the observation ("" on success).
 	ErrorCode string `json:"error_code,omitempty"`
+	// Reasoning is the reasoning text a reasoning model sent with the reply
+	// (never sent back to it).
+	Reasoning string `json:"reasoning,omitempty"`
+	// Calls are the native tool calls of the step, in the order the model
+	// gave them (the tools protocol); Tool, Input, Observation and
+	// ErrorCode above then describe the first of them.
+	Calls []StepCall `json:"calls,omitempty"`
 	// Attempts is the number of model API attempts for this step (1 when
 	// the first attempt succeeded).
 	Attempts int `json:"attempts"`
 	// ModelMS is the time spent in the model call(s), in milliseconds.
 	ModelMS int64 `json:"model_ms"`
 	// ToolMS is the time spent in the tool call, in milliseconds.
+	ToolMS int64 `json:"tool_ms"`
+}
+
+// StepCall is one native tool call of a step and what came of it.
+type StepCall struct {
+	// ID is the call id the tool message answered.
+	ID string `json:"id"`
+	// Tool is the tool name the model called; Input the arguments it sent
+	// (compacted JSON; as written when they were not a JSON object).
+	Tool  string `json:"tool"`
+	Input string `json:"input"`
+	// Observation is the tool message's content.
+	Observation string `json:"observation"`
+	// ErrorCode is the observation's error code ("" on success): a tool
+	// error, tool_not_found, or the parse code of arguments that are not a
+	// JSON object (the tool did not run).
+	ErrorCode string `json:"error_code,omitempty"`
+	// ToolMS is the time spent in the tool, in milliseconds.
 	ToolMS int64 `json:"tool_ms"`
 }
 

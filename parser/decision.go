@@ -61,4 +61,8 @@ const (
 	Text Protocol = "text"
 	// JSON is the JSON object protocol.
 	JSON Protocol = "json"
+	// Tools is the providers' native tool calling: the decision comes from
+	// the reply message's tool calls and content (DecideCalls), not from
+	// its text, so Parse does not take it.
+	Tools Protocol = "tools"
 )
