@@ -209,6 +209,11 @@ func (r *run) errorObservation(pe *parser.Error) Observation {
 	return Observation{Status: StatusError, Error: &ObservationError{Code: string(pe.Code), Message: msg, Retryable: true}, Truncated: cut}
 }
 
+// CallID is the id the agent gives a native tool call the provider sent
+// without one: "call_<step>_<index>" (step 1-based, index 0-based in the
+// reply), so that its tool message can name it.
+func CallID(step, index int) string { return fmt.Sprintf("call_%d_%d", step, index) }
+
 // nativeStep handles one reply of the tools protocol: the decision comes
 // from the reply's tool calls and content (parser.DecideCalls). Every call
 // is answered by its own tool message, in the order given: a call whose
@@ -221,7 +226,7 @@ func (r *run) nativeStep(step int, st *Step, reply llm.Reply) bool {
 	for i, c := range sent {
 		if c.ID == "" {
 			// A tool message must name the call it answers.
-			sent[i].ID = fmt.Sprintf("call_%d_%d", step, i)
+			sent[i].ID = CallID(step, i)
 		}
 		if sent[i].Type == "" {
 			sent[i].Type = "function"

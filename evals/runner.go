@@ -588,7 +588,7 @@ func (r *Runner) runAgent(ctx context.Context, j Job, ws string, svc services, r
 			return in, hash, fmt.Errorf("%w; re-record with: %s", err, r.rerecordHint(j))
 		}
 	}
-	client, err := llm.NewClient(llm.Config{BaseURL: svc.llmBase, APIKey: svc.apiKey, Model: svc.model, HTTPClient: svc.rec.LLM().Client()})
+	client, err := llm.NewClient(llm.Config{BaseURL: svc.llmBase, APIKey: svc.apiKey, Model: svc.model, Stream: sc.Stream, HTTPClient: svc.rec.LLM().Client()})
 	if err != nil {
 		return in, hash, err
 	}
@@ -623,15 +623,15 @@ func scriptFor(sc *scenario.Scenario, prompt string) ([]scriptedmodel.Turn, erro
 	if turns, ok := sc.Script[prompt]; ok {
 		return turns, nil
 	}
-	_, want, err := agent.SystemPrompt(prompt, nil)
+	want, err := agent.PromptProtocol(prompt)
 	if err != nil {
 		return nil, err
 	}
 	family := func(p parser.Protocol) parser.Protocol {
-		if p == parser.JSON {
-			return parser.JSON
+		if p == parser.Auto {
+			return parser.Text // auto and text read the same replies
 		}
-		return parser.Text // auto and text read the same replies
+		return p
 	}
 	var names []string
 	for name := range sc.Script {
@@ -639,7 +639,7 @@ func scriptFor(sc *scenario.Scenario, prompt string) ([]scriptedmodel.Turn, erro
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if _, p, err := agent.SystemPrompt(name, nil); err == nil && family(p) == family(want) {
+		if p, err := agent.PromptProtocol(name); err == nil && family(p) == family(want) {
 			return sc.Script[name], nil
 		}
 	}
@@ -819,7 +819,8 @@ func (r *Runner) reparse(j Job, res *ReparseResult) error {
 	if err != nil {
 		return err
 	}
-	if err := checkDecisions(rec.LLM().Responses(), recs); err != nil {
+	replies, err := checkDecisions(rec.LLM().Responses(), recs)
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	res.Runs++
@@ -830,7 +831,7 @@ func (r *Runner) reparse(j Job, res *ReparseResult) error {
 			continue
 		}
 		res.Replies++
-		d, perr := parser.Parse(rd.Reply, parser.WithProtocol(protocol))
+		d, perr := decide(protocol, rd.Step, rd.Reply, replies[i])
 		now, err := parser.Render(d, perr)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("step %d: %w", rd.Step, err))
@@ -844,28 +845,55 @@ func (r *Runner) reparse(j Job, res *ReparseResult) error {
 	return errors.Join(errs...)
 }
 
+// decide is the parser's decision on one recorded reply under a prompt
+// protocol: the text (Parse), or for the tools protocol the reply's
+// content and native tool calls (DecideCalls).
+func decide(protocol parser.Protocol, step int, text string, reply llm.Reply) (parser.Decision, error) {
+	if protocol != parser.Tools {
+		return parser.Parse(text, parser.WithProtocol(protocol))
+	}
+	calls := make([]parser.Call, len(reply.ToolCalls))
+	for i, c := range reply.ToolCalls {
+		calls[i] = parser.Call{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
+		if calls[i].ID == "" {
+			calls[i].ID = agent.CallID(step, i) // as the agent named it
+		}
+	}
+	return parser.DecideCalls(reply.Content, calls)
+}
+
+// recordedReply decodes one recorded model response as the model client
+// does: an event stream is assembled, any other body decoded.
+func recordedReply(r replay.RecordedResponse) (llm.Reply, error) {
+	if r.Status >= 200 && r.Status <= 299 && llm.IsEventStream("", []byte(r.Body)) {
+		return llm.AssembleStream(strings.NewReader(r.Body))
+	}
+	return llm.DecodeResponse(r.Status, []byte(r.Body))
+}
+
 // checkDecisions checks that the recorded decisions hold exactly the model
 // replies of the run's llm cassette, in order, as the model client decodes
-// them: a decisions file that was edited, emptied or copied from another
-// run would make reparse judge replies that were never recorded.
-func checkDecisions(responses []replay.RecordedResponse, recs []RecordedDecision) error {
-	var replies []string
+// them, and returns those replies: a decisions file that was edited,
+// emptied or copied from another run would make reparse judge replies that
+// were never recorded.
+func checkDecisions(responses []replay.RecordedResponse, recs []RecordedDecision) ([]llm.Reply, error) {
+	var replies []llm.Reply
 	for _, r := range responses {
-		if reply, err := llm.DecodeResponse(r.Status, []byte(r.Body)); err == nil {
-			replies = append(replies, reply.Content)
+		if reply, err := recordedReply(r); err == nil {
+			replies = append(replies, reply)
 		}
 	}
 	if len(replies) != len(recs) {
-		return fmt.Errorf("holds %d replies, the cassette %d: it does not belong to this recording (re-record it)", len(recs), len(replies))
+		return nil, fmt.Errorf("holds %d replies, the cassette %d: it does not belong to this recording (re-record it)", len(recs), len(replies))
 	}
 	for i, rd := range recs {
 		// The client cuts a reply at its stop sequence: the recorded reply
 		// is a prefix of what the provider sent.
-		if !strings.HasPrefix(strings.TrimSpace(replies[i]), strings.TrimSpace(rd.Reply)) {
-			return fmt.Errorf("step %d: the reply differs from the cassette's reply %d: it does not belong to this recording (re-record it)", rd.Step, i+1)
+		if !strings.HasPrefix(strings.TrimSpace(replies[i].Content), strings.TrimSpace(rd.Reply)) {
+			return nil, fmt.Errorf("step %d: the reply differs from the cassette's reply %d: it does not belong to this recording (re-record it)", rd.Step, i+1)
 		}
 	}
-	return nil
+	return replies, nil
 }
 
 func compactJSON(b []byte) string {

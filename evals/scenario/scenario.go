@@ -67,6 +67,9 @@ type Scenario struct {
 	MaxSteps int `json:"max_steps,omitempty"`
 	// Timeout is the run deadline (0: none).
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// Stream makes the model client ask for a server-sent-event stream
+	// (stream: true) and assemble it, in every prompt variant.
+	Stream bool `json:"stream,omitempty"`
 	// Script maps a prompt variant to the scripted model's turns, used only
 	// when recording with the scripted model.
 	Script map[string][]scriptedmodel.Turn `json:"script,omitempty"`
@@ -728,6 +731,17 @@ func (d *decoder) scenario(n *yaml.Node, sc *Scenario) {
 				d.errf(v.Line, "timeout: must be positive, got %q", s)
 			default:
 				sc.Timeout = t
+			}
+		},
+		"stream": func(v *yaml.Node) {
+			if d.kind(v, yaml.ScalarNode, "stream", "true or false") {
+				switch v.Value {
+				case "true":
+					sc.Stream = true
+				case "false":
+				default:
+					d.errf(v.Line, "stream: want true or false, got %q", v.Value)
+				}
 			}
 		},
 		"script":       func(v *yaml.Node) { sc.Script = d.script(v) },
