@@ -402,6 +402,7 @@ func (r *Runner) replay(ctx context.Context, j Job, ws string, rec *replay.Recor
 		return in, err
 	}
 	in.RecordedModelMS, in.RecordedToolMS = recordedMS(rec.LLM()), recordedMS(rec.Image())
+	in.RecordedFirstTokenMS = recordedFirstToken(rec.LLM())
 	return in, nil
 }
 
@@ -452,6 +453,7 @@ func (r *Runner) recordJob(ctx context.Context, j Job, ws string) (RunInput, err
 		}
 	}
 	in.RecordedModelMS, in.RecordedToolMS = recordedMS(rec.LLM()), recordedMS(rec.Image())
+	in.RecordedFirstTokenMS = recordedFirstToken(rec.LLM())
 	return in, err
 }
 
@@ -699,6 +701,24 @@ func recordedMS(c *replay.Cassette) int64 {
 		ms += it.DurationMS
 	}
 	return int64(ms + 0.5)
+}
+
+// recordedFirstToken is the mean recorded time to first token of a
+// cassette's streamed interactions (the first event's arrival), rounded
+// to whole milliseconds; nil when none streamed.
+func recordedFirstToken(c *replay.Cassette) *int64 {
+	var sum, n int64
+	for _, it := range c.Interactions() {
+		if len(it.EventMS) > 0 {
+			sum += it.EventMS[0]
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	ms := (sum + n/2) / n
+	return &ms
 }
 
 // rerecordHint is the command that re-records one job.

@@ -44,6 +44,9 @@ type RunInput struct {
 	// RecordedModelMS and RecordedToolMS are the model and tool latency
 	// recorded in the cassettes, in milliseconds.
 	RecordedModelMS, RecordedToolMS int64
+	// RecordedFirstTokenMS is the mean recorded time to first token of the
+	// run's streamed model calls, in milliseconds (nil: none streamed).
+	RecordedFirstTokenMS *int64
 	// ReplayMS is the wall time of the replayed run, in milliseconds.
 	ReplayMS int64
 }
@@ -103,7 +106,7 @@ func Score(sc *scenario.Scenario, in RunInput) report.Run {
 		Outcome:    in.Result.Outcome,
 		ModelCalls: in.Result.ModelCalls,
 		Tokens:     report.Tokens{Prompt: in.Result.Usage.PromptTokens, Completion: in.Result.Usage.CompletionTokens},
-		RecordedMS: report.Latency{Model: in.RecordedModelMS, Tool: in.RecordedToolMS},
+		RecordedMS: report.Latency{Model: in.RecordedModelMS, Tool: in.RecordedToolMS, FirstToken: in.RecordedFirstTokenMS},
 		ReplayMS:   in.ReplayMS,
 		Checks:     []report.Check{},
 	}

@@ -61,6 +61,30 @@ const estimatorNote = "τ-bench estimator over scenario×prompt cases: pass^k = 
 
 var tableHeader = []string{"run", "verdict", "outcome", "model calls", "tool calls", "failure paths", "tokens", "model ms", "tool ms"}
 
+// ttftHeader is the column added to the run table when some run streamed:
+// the recorded time to first token (Latency.FirstToken).
+const ttftHeader = "ttft ms"
+
+// streamed reports whether some run of r streamed (the run table then has
+// a ttft ms column).
+func streamed(r Report) bool { return r.Summary.Group.Sums.Streamed > 0 }
+
+// header is the run table's header for r.
+func header(r Report) []string {
+	if streamed(r) {
+		return append(slices.Clone(tableHeader), ttftHeader)
+	}
+	return tableHeader
+}
+
+// ttftCell formats a time to first token ("-" for a run that did not stream).
+func ttftCell(ms *int64) string {
+	if ms == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*ms, 10)
+}
+
 // newTable returns a tablewriter with ASCII borders, a header line, and
 // text columns left-aligned and numeric columns right-aligned (numeric
 // from column numFrom on).
@@ -95,9 +119,9 @@ func newTable(w io.Writer, cols, numFrom int) *tablewriter.Table {
 }
 
 // summaryRow is a per-prompt or total row of the run table: the group's
-// sums, formatted.
-func summaryRow(label string, g Group) []string {
-	return []string{
+// sums, formatted (with the mean ttft when ttft is set).
+func summaryRow(label string, g Group, ttft bool) []string {
+	row := []string{
 		label,
 		fmt.Sprintf("%d/%d pass", g.Pass, g.Total),
 		fmt.Sprintf("%d fail, %d error", g.Fail, g.Error),
@@ -106,23 +130,32 @@ func summaryRow(label string, g Group) []string {
 		strconv.Itoa(g.Sums.Tokens),
 		strconv.FormatInt(g.Sums.ModelMS, 10), strconv.FormatInt(g.Sums.ToolMS, 10),
 	}
+	if ttft {
+		row = append(row, ttftCell(g.Sums.FirstToken()))
+	}
+	return row
 }
 
-// runRow is a run's row of the run table. The failure paths of a run the
-// harness could not judge are "-": they count in no group (see Group).
-func runRow(r Run) []string {
+// runRow is a run's row of the run table (with its ttft when ttft is
+// set). The failure paths of a run the harness could not judge are "-":
+// they count in no group (see Group).
+func runRow(r Run, ttft bool) []string {
 	paths := "-"
 	if r.Verdict != VerdictError {
 		h, e := r.failurePathCounts()
 		paths = fmt.Sprintf("%d/%d", h, e)
 	}
-	return []string{
+	row := []string{
 		r.ID, string(r.Verdict), string(r.Outcome),
 		strconv.Itoa(r.ModelCalls), strconv.Itoa(r.ToolCalls),
 		paths,
 		strconv.Itoa(r.Tokens.Prompt + r.Tokens.Completion),
 		strconv.FormatInt(r.RecordedMS.Model, 10), strconv.FormatInt(r.RecordedMS.Tool, 10),
 	}
+	if ttft {
+		row = append(row, ttftCell(r.RecordedMS.FirstToken))
+	}
+	return row
 }
 
 func promptNames(r Report) []string { return slices.Sorted(maps.Keys(r.Summary.ByPrompt)) }
@@ -144,19 +177,20 @@ func runsOfPrompt(r Report, p string) []Run {
 // block that names its estimator; then every failed check and every
 // harness error with its reason.
 func RenderTable(w io.Writer, r Report) error {
-	t := newTable(w, len(tableHeader), 3)
-	t.Header(toAny(tableHeader)...)
+	hdr, ttft := header(r), streamed(r)
+	t := newTable(w, len(hdr), 3)
+	t.Header(toAny(hdr)...)
 	for _, run := range r.Runs {
-		if err := t.Append(runRow(run)); err != nil {
+		if err := t.Append(runRow(run, ttft)); err != nil {
 			return fmt.Errorf("render table: %w", err)
 		}
 	}
 	for _, p := range promptNames(r) {
-		if err := t.Append(summaryRow("prompt "+p, r.Summary.ByPrompt[p])); err != nil {
+		if err := t.Append(summaryRow("prompt "+p, r.Summary.ByPrompt[p], ttft)); err != nil {
 			return fmt.Errorf("render table: %w", err)
 		}
 	}
-	if err := t.Append(summaryRow("total", r.Summary.Group)); err != nil {
+	if err := t.Append(summaryRow("total", r.Summary.Group, ttft)); err != nil {
 		return fmt.Errorf("render table: %w", err)
 	}
 	if err := t.Render(); err != nil {
@@ -266,10 +300,14 @@ func renderMarkdown(w io.Writer, r Report) error {
 	ew := &errWriter{w: w}
 	g := r.Summary.Group
 	fmt.Fprintf(ew, "## Eval results\n\n**%d runs: %d pass, %d fail, %d error** (pass rate %s of judged runs)\n\n", g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate))
-	fmt.Fprintln(ew, "| run | verdict | outcome | model calls | tool calls | failure paths | tokens | model ms | tool ms |")
-	fmt.Fprintln(ew, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	hdr, ttft := header(r), streamed(r)
+	align := []string{"---", "---", "---"}
+	for range hdr[3:] {
+		align = append(align, "---:")
+	}
+	fmt.Fprintf(ew, "| %s |\n| %s |\n", strings.Join(hdr, " | "), strings.Join(align, " | "))
 	for _, run := range r.Runs {
-		row := runRow(run)
+		row := runRow(run, ttft)
 		for i := range row {
 			row[i] = mdEscape(row[i])
 		}

@@ -135,3 +135,39 @@ func TestRenderGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestTTFTColumn: a report with streamed runs gets a ttft ms column (the
+// run's recorded time to first token, "-" for a run that did not stream;
+// the groups' mean over streamed runs); without one the table is as
+// before.
+func TestTTFTColumn(t *testing.T) {
+	ms := func(v int64) *int64 { return &v }
+	runs := fixtureRuns()
+	var plain bytes.Buffer
+	require.NoError(t, RenderTable(&plain, New(runs)))
+	require.NotContains(t, plain.String(), ttftHeader)
+
+	runs[0].RecordedMS.FirstToken = ms(0)
+	runs[1].RecordedMS.FirstToken = ms(41)
+	r := New(runs)
+	require.Equal(t, int64(21), *r.Summary.Group.Sums.FirstToken(), "mean of 0 and 41, rounded")
+	for _, format := range []Format{FormatTable, FormatMarkdown} {
+		var buf bytes.Buffer
+		require.NoError(t, Render(&buf, r, format))
+		out := buf.String()
+		require.Contains(t, out, ttftHeader, format)
+		cells := func(id string) []string {
+			line := regexp.MustCompile(`(?m)^\| `+regexp.QuoteMeta(id)+` .*$`).FindString(out)
+			require.NotEmpty(t, line, "%s: no row %s in\n%s", format, id, out)
+			parts := strings.Split(strings.Trim(line, "|"), "|")
+			return parts
+		}
+		last := func(id string) string { c := cells(id); return strings.TrimSpace(c[len(c)-1]) }
+		require.Equal(t, "0", last(runs[0].ID), format)
+		require.Equal(t, "41", last(runs[1].ID), format)
+		require.Equal(t, "-", last(runs[2].ID), format)
+		if format == FormatTable {
+			require.Equal(t, "21", last("total"))
+		}
+	}
+}

@@ -80,6 +80,11 @@ type Latency struct {
 	Model int64 `json:"model"`
 	// Tool is the summed tool (image service) latency in milliseconds.
 	Tool int64 `json:"tool"`
+	// FirstToken is the time to first token of the run's streamed model
+	// calls, in milliseconds: the mean over those calls of the recorded
+	// arrival of the first event (see replay.InteractionInfo.EventMS),
+	// rounded; nil when no model call streamed.
+	FirstToken *int64 `json:"first_token,omitempty"`
 }
 
 // Run is the scored result of one run.
@@ -211,6 +216,10 @@ type Sums struct {
 	ModelCalls, ToolCalls, Tokens int
 	// ModelMS and ToolMS sum the recorded latency, in milliseconds.
 	ModelMS, ToolMS int64
+	// FirstTokenMS sums the runs' Latency.FirstToken over the Streamed runs
+	// that have one; FirstToken() is their mean.
+	FirstTokenMS int64
+	Streamed     int
 }
 
 // add counts run r into the sums.
@@ -220,6 +229,20 @@ func (s *Sums) add(r Run) {
 	s.Tokens += r.Tokens.Prompt + r.Tokens.Completion
 	s.ModelMS += r.RecordedMS.Model
 	s.ToolMS += r.RecordedMS.Tool
+	if r.RecordedMS.FirstToken != nil {
+		s.FirstTokenMS += *r.RecordedMS.FirstToken
+		s.Streamed++
+	}
+}
+
+// FirstToken is the mean time to first token of the streamed runs, in
+// milliseconds, rounded; nil when no run streamed.
+func (s Sums) FirstToken() *int64 {
+	if s.Streamed == 0 {
+		return nil
+	}
+	ms := (s.FirstTokenMS + int64(s.Streamed)/2) / int64(s.Streamed)
+	return &ms
 }
 
 // KScore is pass@k and pass^k for one k, with τ-bench's estimator over the
@@ -534,7 +557,7 @@ func (r Report) validate() error {
 			return fmt.Errorf("run %s: unknown verdict %q", run.ID, run.Verdict)
 		}
 		if run.ModelCalls < 0 || run.ToolCalls < 0 || run.ParseErrors < 0 || run.Tokens.Prompt < 0 || run.Tokens.Completion < 0 ||
-			run.RecordedMS.Model < 0 || run.RecordedMS.Tool < 0 || run.ReplayMS < 0 {
+			run.RecordedMS.Model < 0 || run.RecordedMS.Tool < 0 || (run.RecordedMS.FirstToken != nil && *run.RecordedMS.FirstToken < 0) || run.ReplayMS < 0 {
 			return fmt.Errorf("run %s: negative count or duration", run.ID)
 		}
 	}
