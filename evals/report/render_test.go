@@ -157,7 +157,7 @@ func TestTTFTColumn(t *testing.T) {
 		out := buf.String()
 		require.Contains(t, out, ttftHeader, format)
 		cells := func(id string) []string {
-			line := regexp.MustCompile(`(?m)^\| `+regexp.QuoteMeta(id)+` .*$`).FindString(out)
+			line := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(id) + ` .*$`).FindString(out)
 			require.NotEmpty(t, line, "%s: no row %s in\n%s", format, id, out)
 			parts := strings.Split(strings.Trim(line, "|"), "|")
 			return parts
