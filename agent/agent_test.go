@@ -642,3 +642,19 @@ func TestNativeToolCalls(t *testing.T) {
 	require.Equal(t, "echo", res.Steps[0].Tool)
 	require.Equal(t, string(parser.CodeInvalidJSON), res.Steps[1].Calls[0].ErrorCode)
 }
+
+// TestConsoleShowsReasoningAndCalls: the console trace shows a reasoning
+// model's reasoning, usage details and native calls.
+func TestConsoleShowsReasoningAndCalls(t *testing.T) {
+	var buf strings.Builder
+	c := agent.NewConsoleObserver(&buf)
+	c.OnEvent(agent.Event{Type: agent.EventLLMCall, Step: 1, MS: 12, PromptTokens: 5, CompletionTokens: 7, ReasoningTokens: 4,
+		TTFTMS: 3, ToolCalls: 2, FinishReason: "tool_calls", Reasoning: "think\nfirst"})
+	c.OnEvent(agent.Event{Type: agent.EventParseError, Step: 1, CallID: "c3", Tool: "echo", Code: "invalid_json"})
+	want := "[step 1] model replied in 12 ms (tokens 5+7, 4 reasoning, first token 3 ms, 2 tool calls, finish tool_calls)\n" +
+		"    reasoning: think first\n" +
+		"[step 1] tool call c3 (echo): bad arguments: invalid_json\n"
+	if d := cmp.Diff(want, buf.String()); d != "" {
+		t.Fatalf("console mismatch (-want +got):\n%s", d)
+	}
+}

@@ -151,11 +151,30 @@ func (c *ConsoleObserver) OnEvent(e Event) {
 			fmt.Fprintf(w, "[step %d] model call failed (attempt %d, %d ms): %s; %s\n", e.Step, e.Attempt, e.MS, oneLine(e.Error, 300), retry)
 			return
 		}
-		fmt.Fprintf(w, "[step %d] model replied in %d ms (tokens %d+%d, finish %s)\n", e.Step, e.MS, e.PromptTokens, e.CompletionTokens, orDash(e.FinishReason))
-		for _, l := range strings.Split(strings.TrimSpace(e.Reply), "\n") {
-			fmt.Fprintf(w, "    │ %s\n", Printable(l))
+		extra := ""
+		if e.ReasoningTokens > 0 {
+			extra += fmt.Sprintf(", %d reasoning", e.ReasoningTokens)
+		}
+		if e.TTFTMS > 0 {
+			extra += fmt.Sprintf(", first token %d ms", e.TTFTMS)
+		}
+		if e.ToolCalls > 0 {
+			extra += fmt.Sprintf(", %d tool calls", e.ToolCalls)
+		}
+		fmt.Fprintf(w, "[step %d] model replied in %d ms (tokens %d+%d%s, finish %s)\n", e.Step, e.MS, e.PromptTokens, e.CompletionTokens, extra, orDash(e.FinishReason))
+		if r := strings.TrimSpace(e.Reasoning); r != "" {
+			fmt.Fprintf(w, "    reasoning: %s\n", oneLine(r, 300))
+		}
+		if reply := strings.TrimSpace(e.Reply); reply != "" {
+			for _, l := range strings.Split(reply, "\n") {
+				fmt.Fprintf(w, "    │ %s\n", Printable(l))
+			}
 		}
 	case EventParseError:
+		if e.CallID != "" {
+			fmt.Fprintf(w, "[step %d] tool call %s (%s): bad arguments: %s\n", e.Step, e.CallID, oneLine(e.Tool, 100), e.Code)
+			return
+		}
 		fmt.Fprintf(w, "[step %d] unparseable reply: %s\n", e.Step, e.Code)
 	case EventToolCall:
 		fmt.Fprintf(w, "[step %d] tool %s(%s)\n", e.Step, oneLine(e.Tool, 100), oneLine(e.Input, 200))
