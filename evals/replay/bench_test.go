@@ -1,14 +1,19 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agenthub/agenthub/agent/llm"
+	"github.com/agenthub/agenthub/internal/scriptedmodel"
 )
 
 // benchInteractions is the size of the cassette BenchmarkReplay replays.
@@ -93,4 +98,51 @@ func benchPost(b *testing.B, client *http.Client, url, body string) {
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
+}
+
+// BenchmarkReplayStream compares replaying one model call whose reply
+// (2 KiB of text, 2 tool calls) was recorded as a server-sent-event stream
+// with the same call recorded as a plain JSON body, through the model
+// client (match, serve, then decode or assemble): the ratio of the two is
+// the cost of streaming in replay.
+func BenchmarkReplayStream(b *testing.B) {
+	reply := strings.Repeat("The image was scaled; ", 100)
+	turn := scriptedmodel.Turn{Reply: reply, Reasoning: strings.Repeat("think ", 50), ToolCalls: []scriptedmodel.ToolCall{
+		{Name: "image_scaling", Arguments: `{"path":"picture/window.jpg","width":256}`}, {Name: "echo", Arguments: `{"text":"done"}`}}}
+	for _, stream := range []bool{false, true} {
+		name := "plain"
+		if stream {
+			name = "stream"
+		}
+		b.Run(name, func(b *testing.B) {
+			srv := httptest.NewServer(scriptedmodel.New([]scriptedmodel.Turn{turn}))
+			defer srv.Close()
+			path := filepath.Join(b.TempDir(), LLMCassette)
+			rec, err := Open(path, ModeRecord)
+			require.NoError(b, err)
+			client, err := llm.NewClient(llm.Config{BaseURL: srv.URL + "/v1", Model: "m", Stream: stream, HTTPClient: rec.Client()})
+			require.NoError(b, err)
+			req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "scale it"}}}
+			_, err = client.Chat(context.Background(), req)
+			require.NoError(b, err)
+			require.NoError(b, rec.Close())
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				c, err := Open(path, ModeReplay)
+				require.NoError(b, err)
+				client, err := llm.NewClient(llm.Config{BaseURL: "http://llm.replay.invalid/v1", Model: "m", Stream: stream, HTTPClient: c.Client()})
+				require.NoError(b, err)
+				b.StartTimer()
+				got, err := client.Chat(context.Background(), req)
+				if err != nil || len(got.ToolCalls) != 2 {
+					b.Fatalf("replayed reply: %v, %d calls", err, len(got.ToolCalls))
+				}
+				b.StopTimer()
+				c.Discard()
+				b.StartTimer()
+			}
+		})
+	}
 }
