@@ -26,7 +26,9 @@ const (
 	// model must not write the tool's observation itself.
 	DefaultStop = "\nObservation:"
 	// MaxResponseBytes is the largest response body the client reads (8 MiB);
-	// a longer body is a malformed_response error.
+	// a longer body is a malformed_response error. For an event stream it
+	// bounds the assembled reply (content, reasoning and tool calls), each
+	// line and each event's data, not the stream's length.
 	MaxResponseBytes = 8 << 20
 )
 

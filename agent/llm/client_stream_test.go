@@ -112,7 +112,7 @@ func TestChatStreamFailures(t *testing.T) {
 			APIError{Status: 200, Code: CodeUnexpectedStream, Message: unexpectedStreamMessage}, "", false},
 		{"a stream cut before [DONE]", 200, map[string]string{"Content-Type": "text/event-stream"},
 			"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n", true,
-			APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Message: "the stream ended before data: [DONE], after 1 events"}, "", true},
+			APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Message: "the stream ended before data: [DONE], after 1 event"}, "", true},
 		{"an error status to a streaming request is read as JSON", 429, map[string]string{"Retry-After": "3"},
 			`{"error":{"code":"1302","message":"Rate limit reached for requests"}}`, true,
 			APIError{Status: 429, Code: "1302", Message: "Rate limit reached for requests", Retryable: true, RetryAfter: 3 * time.Second}, "", true},

@@ -67,9 +67,11 @@ type toolCallJSON struct {
 type textField string
 
 func (t *textField) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		*t = textField(s)
+	if len(b) > 0 && b[0] == '"' {
+		s, err := jsonString(b)
+		if err == nil {
+			*t = textField(s)
+		}
 	}
 	return nil
 }

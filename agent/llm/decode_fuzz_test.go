@@ -20,6 +20,10 @@ func FuzzDecodeResponse(f *testing.F) {
 		`<html>502</html>`, ``,
 		`{"choices":[{"message":{"content":"","tool_calls":[{"function":{"name":"f"}}]}}]}`,
 		`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":-1}}`,
+		`{"choices":[{"message":{"content":"","tool_calls":[{"id":"c","function":{"name":"f","arguments":{"a":1}}}]}}]}`,
+		`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":1,"completion_tokens_details":{"reasoning_tokens":-1},"prompt_cache_hit_tokens":2}}`,
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n",
+		": keep-alive\n\n",
 	} {
 		for _, status := range []int{200, 400, 429, 500} {
 			f.Add(status, []byte(body))
@@ -31,8 +35,11 @@ func FuzzDecodeResponse(f *testing.F) {
 			if status < 200 || status > 299 {
 				t.Fatalf("status %d decoded without error: %+v", status, reply)
 			}
-			if reply.Usage.PromptTokens < 0 || reply.Usage.CompletionTokens < 0 {
-				t.Fatalf("negative token counts accepted: %+v", reply.Usage)
+			if u := reply.Usage; u.PromptTokens < 0 || u.CompletionTokens < 0 || u.ReasoningTokens < 0 || u.CachedTokens < 0 {
+				t.Fatalf("negative token counts accepted: %+v", u)
+			}
+			if reply.Streamed || reply.TTFT != 0 {
+				t.Fatalf("a JSON body decoded as streamed: %+v", reply)
 			}
 			return
 		}

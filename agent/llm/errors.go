@@ -137,11 +137,22 @@ func stringOr(b []byte, other func([]byte) (string, error)) (string, error) {
 	case bytes.Equal(b, []byte("null")):
 		return "", nil
 	case len(b) > 0 && b[0] == '"':
-		var s string
-		err := json.Unmarshal(b, &s)
-		return s, err
+		return jsonString(b)
 	}
 	return other(b)
+}
+
+// jsonString decodes a JSON string that the decoder calling an
+// UnmarshalJSON method has already checked: one without escapes, in valid
+// UTF-8, is its bytes between the quotes (the common case in a stream of
+// short deltas, and no second decoder).
+func jsonString(b []byte) (string, error) {
+	if len(b) >= 2 && b[len(b)-1] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+		return string(b[1 : len(b)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
 }
 
 // errorField is the "error" member: an object (OpenAI, GLM, OpenRouter,

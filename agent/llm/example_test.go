@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
@@ -38,4 +39,38 @@ func ExampleClient_Chat() {
 	// "Thought: easy\nFinal Answer: 4" stop {PromptTokens:10 CompletionTokens:13 ReasoningTokens:0 CachedTokens:0}
 	// llm chat: HTTP 429 (code 1302): Rate limit reached for requests (retry after 2s)
 	// true 2s
+}
+
+// A streamed reply of a reasoning model that calls two tools at once: the
+// reasoning and the calls' arguments arrive in pieces, the usage in a last
+// chunk without choices.
+func ExampleAssembleStream() {
+	stream := strings.Join([]string{
+		`data: {"id":"c1","model":"glm-4.7-flash","choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"Scale it, "}}]}`,
+		`data: {"choices":[{"index":0,"delta":{"reasoning_content":"then say so."}}]}`,
+		`: a comment line, ignored`,
+		`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"image_scaling","arguments":"{\"path\":"}}]}}]}`,
+		`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"echo","arguments":"{\"text\":\"done\"}"}}]}}]}`,
+		`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"a.jpg\",\"width\":64}"}}]},"finish_reason":"tool_calls"}]}`,
+		`data: {"choices":[],"usage":{"prompt_tokens":300,"completion_tokens":40,"completion_tokens_details":{"reasoning_tokens":12},"prompt_tokens_details":{"cached_tokens":256}}}`,
+		`data: [DONE]`,
+	}, "\n\n") + "\n\n"
+	reply, err := llm.AssembleStream(strings.NewReader(stream))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%q\n", reply.Reasoning)
+	for _, c := range reply.ToolCalls {
+		fmt.Println(c.ID, c.Function.Name, c.Function.Arguments)
+	}
+	fmt.Printf("%s %+v\n", reply.FinishReason, reply.Usage)
+
+	_, err = llm.AssembleStream(strings.NewReader(`data: {"choices":[{"index":0,"delta":{"content":"Final"}}]}` + "\n\n"))
+	fmt.Println(err)
+	// Output:
+	// "Scale it, then say so."
+	// call_1 image_scaling {"path":"a.jpg","width":64}
+	// call_2 echo {"text":"done"}
+	// tool_calls {PromptTokens:300 CompletionTokens:40 ReasoningTokens:12 CachedTokens:256}
+	// llm chat: HTTP 200 (code stream_cut): the stream ended before data: [DONE], after 1 event
 }

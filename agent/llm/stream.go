@@ -337,15 +337,23 @@ func (a *assembler) reply() Reply {
 func (a *assembler) cut(err error) error {
 	switch {
 	case errors.Is(err, bufio.ErrTooLong):
-		return a.malformed("a line over %d bytes after %d events", MaxResponseBytes, a.events)
+		return a.malformed("a line over %d bytes after %s", MaxResponseBytes, eventCount(a.events))
 	case errors.Is(err, errEventTooLong):
-		return a.malformed("an event's data over %d bytes after %d events", MaxResponseBytes, a.events)
+		return a.malformed("an event's data over %d bytes after %s", MaxResponseBytes, eventCount(a.events))
 	case err == io.EOF:
 		return &APIError{Status: 200, Code: CodeStreamCut, Retryable: true,
-			Message: fmt.Sprintf("the stream ended before data: [DONE], after %d events", a.events)}
+			Message: fmt.Sprintf("the stream ended before data: [DONE], after %s", eventCount(a.events))}
 	}
 	return &APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Err: err,
-		Message: fmt.Sprintf("the stream broke before data: [DONE], after %d events: %v", a.events, err)}
+		Message: fmt.Sprintf("the stream broke before data: [DONE], after %s: %v", eventCount(a.events), err)}
+}
+
+// eventCount is "1 event" or "N events".
+func eventCount(n int) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return strconv.Itoa(n) + " events"
 }
 
 func (a *assembler) malformed(format string, args ...any) error {

@@ -154,14 +154,14 @@ func TestAssembleStreamErrors(t *testing.T) {
 		wantInMsg string
 	}{
 		{"cut before [DONE]", strings.NewReader("data: " + hi + "\n\n"),
-			APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Message: "the stream ended before data: [DONE], after 1 events"}, ""},
+			APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Message: "the stream ended before data: [DONE], after 1 event"}, ""},
 		{"[DONE] not ended by an empty line is not dispatched", strings.NewReader("data: " + hi + "\n\ndata: [DONE]\n"),
-			APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Message: "the stream ended before data: [DONE], after 1 events"}, ""},
+			APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Message: "the stream ended before data: [DONE], after 1 event"}, ""},
 		{"empty body", strings.NewReader(""),
 			APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Message: "the stream ended before data: [DONE], after 0 events"}, ""},
 		{"a read error mid-stream", io.MultiReader(strings.NewReader("data: "+hi+"\n\ndata: {\"cho"), iotest.ErrReader(errBoom)),
 			APIError{Status: 200, Code: CodeStreamCut, Retryable: true, Err: errBoom,
-				Message: "the stream broke before data: [DONE], after 1 events: connection reset by peer"}, ""},
+				Message: "the stream broke before data: [DONE], after 1 event: connection reset by peer"}, ""},
 		{"an error object in the stream (OpenRouter mid-stream)",
 			strings.NewReader(events(hi, `{"id":"s","object":"chat.completion.chunk","error":{"code":502,"message":"Provider disconnected"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`)),
 			APIError{Status: 200, Code: "502", Message: "Provider disconnected", Retryable: true}, ""},

@@ -119,6 +119,21 @@
 //	--timeout D           deadline of the whole run (default 1m0s)
 //	--trace FILE          also write the trace as JSON Lines
 //	-q                    no console trace on stderr
+//	--stream              ask for the reply as a server-sent event stream ("stream":true with
+//	                      usage) and assemble it; a stream cut before data: [DONE] is a
+//	                      retryable stream_cut error
+//	--temperature T       sampling temperature (default 0, greedy)
+//	--no-temperature      send no temperature (OpenAI o-series and other reasoning models)
+//	--top-p P             nucleus sampling, 0 to 1 (default: not sent)
+//	--seed N              sampling seed, where the provider supports one (default: not sent)
+//	--max-tokens N        most tokens per reply, sent as max_tokens (default 0: not sent;
+//	                      OpenAI o-series refuse max_tokens)
+//	--no-stop             send no stop sequence (OpenAI o-series refuse one); replies are
+//	                      then not cut at "Observation:" either
+//
+// Without a sampling flag the request is the one the bundled suite records:
+// temperature 0 and the stop sequence "\nObservation:". A provider that
+// streams to a call without --stream is an error that says to use --stream.
 //
 // # agenthub serve-scripted
 //

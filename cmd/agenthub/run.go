@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,18 +33,33 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	durationflag.Var(fs, timeout, "timeout", agent.DefaultTimeout, "deadline of the whole run, a `duration` with a unit (e.g. 60s, 2m)")
 	tracePath := fs.String("trace", "", "also write the trace as JSON Lines to this file")
 	quiet := fs.Bool("q", false, "no console trace on stderr")
+	stream := fs.Bool("stream", false, "ask for the reply as a server-sent event stream (with usage) and assemble it")
+	temperature := fs.Float64("temperature", 0, "sampling temperature (0 is greedy)")
+	noTemperature := fs.Bool("no-temperature", false, "send no temperature (OpenAI o-series and other reasoning models refuse one)")
+	topP := &optionalFloat{}
+	fs.Var(topP, "top-p", "nucleus sampling `p`, 0 to 1 (default: not sent)")
+	seed := &optionalInt{}
+	fs.Var(seed, "seed", "sampling `seed` for providers that support one (default: not sent)")
+	maxTokens := fs.Int("max-tokens", 0, "most tokens per reply, sent as max_tokens (0: not sent)")
+	noStop := fs.Bool("no-stop", false, "send no stop sequence (OpenAI o-series refuse one); the reply is not cut at \"Observation:\" either")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkRunArgs(fs, *maxSteps, *timeout); err != nil {
 		return err
 	}
+	if *noTemperature && flagSet(fs, "temperature") {
+		return usageErrorf("run: --temperature and --no-temperature: give one")
+	}
 	task := fs.Arg(0)
 	key := e.getenv(*keyEnv)
 	if key == "" && !isLocalURL(*baseURL) {
 		return usageErrorf("run: no API key: set the environment variable %s (or name another with --api-key-env); a local --base-url (Ollama, vLLM, llama.cpp) needs none; to try without a provider, serve a script with 'agenthub serve-scripted'", *keyEnv)
 	}
-	client, err := llm.NewClient(llm.Config{BaseURL: *baseURL, APIKey: key, Model: *model, HTTPClient: &http.Client{}}) // the run's deadline bounds each call
+	client, err := llm.NewClient(llm.Config{BaseURL: *baseURL, APIKey: key, Model: *model,
+		Temperature: *temperature, NoTemperature: *noTemperature, TopP: topP.v, Seed: seed.v,
+		MaxTokens: *maxTokens, NoStop: *noStop, Stream: *stream,
+		HTTPClient: &http.Client{}}) // the run's deadline bounds each call
 	if err != nil {
 		return usageErrorf("run: %v", err)
 	}
@@ -111,6 +127,51 @@ func checkRunArgs(fs *flag.FlagSet, maxSteps int, timeout time.Duration) error {
 	if timeout <= 0 {
 		return usageErrorf("run: --timeout must be positive, got %s", timeout)
 	}
+	return nil
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// optionalFloat is a float64 flag that is nil until set.
+type optionalFloat struct{ v *float64 }
+
+func (o *optionalFloat) String() string {
+	if o == nil || o.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*o.v, 'g', -1, 64)
+}
+
+func (o *optionalFloat) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("not a number")
+	}
+	o.v = &f
+	return nil
+}
+
+// optionalInt is an int64 flag that is nil until set.
+type optionalInt struct{ v *int64 }
+
+func (o *optionalInt) String() string {
+	if o == nil || o.v == nil {
+		return ""
+	}
+	return strconv.FormatInt(*o.v, 10)
+}
+
+func (o *optionalInt) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not an integer")
+	}
+	o.v = &n
 	return nil
 }
 
