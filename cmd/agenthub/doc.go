@@ -114,7 +114,10 @@
 //	                      loopback address needs none
 //	--image-url URL       image service base URL (default http://127.0.0.1:8080)
 //	--workspace DIR       folder the tools may read and write (default .)
-//	--prompt VARIANT      prompt variant: react-json, react-text (default react-text)
+//	--prompt VARIANT      prompt variant: native-tools, react-json, react-text (default
+//	                      react-text); native-tools uses the provider's native tool calling
+//	--tool-choice C       with native-tools: tool_choice auto, none, required or a tool
+//	                      name (default: not sent, the provider's auto)
 //	--max-steps N         step budget, in model calls (default 5)
 //	--timeout D           deadline of the whole run (default 1m0s)
 //	--trace FILE          also write the trace as JSON Lines

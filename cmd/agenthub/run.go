@@ -33,6 +33,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	durationflag.Var(fs, timeout, "timeout", agent.DefaultTimeout, "deadline of the whole run, a `duration` with a unit (e.g. 60s, 2m)")
 	tracePath := fs.String("trace", "", "also write the trace as JSON Lines to this file")
 	quiet := fs.Bool("q", false, "no console trace on stderr")
+	toolChoice := fs.String("tool-choice", "", "with a tools-protocol prompt (native-tools): tool_choice to send: auto, none, required or a tool name (default: not sent)")
 	stream := fs.Bool("stream", false, "ask for the reply as a server-sent event stream (with usage) and assemble it")
 	temperature := fs.Float64("temperature", 0, "sampling temperature (0 is greedy)")
 	noTemperature := fs.Bool("no-temperature", false, "send no temperature (OpenAI o-series and other reasoning models refuse one)")
@@ -93,7 +94,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		jsonl = agent.NewJSONLObserver(tw)
 		observers = append(observers, jsonl)
 	}
-	a, err := agent.New(client, ts, agent.Config{MaxSteps: *maxSteps, Timeout: *timeout, Prompt: *prompt}, agent.WithObserver(agent.MultiObserver(observers...)))
+	a, err := agent.New(client, ts, agent.Config{MaxSteps: *maxSteps, Timeout: *timeout, Prompt: *prompt, ToolChoice: *toolChoice}, agent.WithObserver(agent.MultiObserver(observers...)))
 	if err != nil {
 		return usageErrorf("run: %v", err) // an unknown prompt variant lists the valid ones
 	}
