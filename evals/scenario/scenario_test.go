@@ -101,7 +101,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"tab indentation", "id: s\n\tx: 1\n", "f.yaml:2: found a tab character that violates indentation"},
 		{"two documents", base + "expect: {outcome: give_up}\n---\nid: x\n", "f.yaml:6: more than one YAML document in a scenario file"},
 		{"unknown key", base + "expect: {outcome: give_up}\nmodel: glm\n",
-			"f.yaml:6: unknown key \"model\" in scenario (want one of description, expect, id, image_faults, max_steps, prompts, script, tags, task, timeout, tools, workspace)"},
+			"f.yaml:6: unknown key \"model\" in scenario (want one of description, expect, id, image_faults, max_steps, prompts, script, stream, tags, task, timeout, tools, workspace)"},
 		{"duplicate key", base + "task: again\nexpect: {outcome: give_up}\n", "f.yaml:5: duplicate key \"task\" in scenario"},
 		{"missing fields", "id: s\n", "f.yaml:1: missing required field \"description\" in scenario\n" +
 			"f.yaml:1: missing required field \"task\" in scenario\n" +
@@ -125,7 +125,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"dotdot workspace", base + "workspace: testdata/../..\nexpect: {outcome: give_up}\n", "f.yaml:5: workspace: must not contain \"..\", got \"testdata/../..\""},
 		{"backslash workspace", base + "workspace: 'testdata\\images'\nexpect: {outcome: give_up}\n", "f.yaml:5: workspace: use forward slashes, got \"testdata\\\\images\""},
 		{"unknown prompt", base + "prompts: [react-xml]\nexpect: {outcome: give_up}\n",
-			"f.yaml:5: prompts[0]: unknown prompt variant \"react-xml\" (want one of react-json, react-text)"},
+			"f.yaml:5: prompts[0]: unknown prompt variant \"react-xml\" (want one of native-tools, react-json, react-text)"},
 		{"empty prompts", base + "prompts: []\nexpect: {outcome: give_up}\n", "f.yaml:5: prompts: must list at least one variant (omit it for all)"},
 		{"max_steps string", base + "max_steps: five\nexpect: {outcome: give_up}\n", "f.yaml:5: max_steps: want an integer, got \"five\""},
 		{"max_steps zero", base + "max_steps: 0\nexpect: {outcome: give_up}\n", "f.yaml:5: max_steps: must be at least 1, got 0"},
@@ -134,7 +134,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"bad timeout", base + "timeout: 5 seconds\nexpect: {outcome: give_up}\n", "f.yaml:5: timeout: want a duration such as \"5s\", got \"5 seconds\""},
 		{"negative timeout", base + "timeout: -1s\nexpect: {outcome: give_up}\n", "f.yaml:5: timeout: must be positive, got \"-1s\""},
 		{"script unknown variant", base + "script:\n  react-xml: []\nexpect: {outcome: give_up}\n",
-			"f.yaml:6: script: unknown prompt variant \"react-xml\" (want one of react-json, react-text)"},
+			"f.yaml:6: script: unknown prompt variant \"react-xml\" (want one of native-tools, react-json, react-text)"},
 		{"script variant not run", base + "prompts: [react-json]\nscript:\n  react-text: [{reply: x}]\nexpect: {outcome: give_up}\n",
 			"f.yaml:5: script: variant \"react-text\" is not in prompts"},
 		{"script turn empty", base + "script:\n  react-text:\n    - {}\nexpect: {outcome: give_up}\n", "f.yaml:7: script.react-text[0]: turn has neither reply nor fault"},
