@@ -35,7 +35,11 @@
 // the EventTimesHeader response header. Replay serves the whole body at
 // once — the client reads the events in order and nothing sleeps — and
 // reports take the time to first token from the first recorded offset
-// (InteractionInfo.EventMS).
+// (InteractionInfo.EventMS). A stream the provider breaks off after its
+// headers (the connection closes before "data: [DONE]") is recorded too:
+// the events that came are the body and the read error is kept in the
+// StreamErrorHeader header, so the caller reads the same events and then
+// the same error, while recording and in replay.
 //
 // Replay never touches the network and never sleeps; a request without a
 // match fails with an error wrapping ErrNoMatch that names the cassette, the

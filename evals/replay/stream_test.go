@@ -82,3 +82,42 @@ func TestEventEnd(t *testing.T) {
 	require.Nil(t, parseOffsets("-1"))
 	require.Equal(t, []int64{0, 5}, parseOffsets("0 5"))
 }
+
+// TestStreamCutRecorded records a stream that the provider breaks off
+// before its end (the connection closes mid-body): the events that came
+// are the recorded body, the read error is kept (StreamErrorHeader), and
+// the caller reads those events and then that error — live while
+// recording and again in replay.
+func TestStreamCutRecorded(t *testing.T) {
+	events := `data: {"choices":[{"delta":{"role":"assistant"}}]}` + "\n\n" + `data: {"choices":[{"delta":{"content":"Hel"}}]}` + "\n\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, events)
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // close the connection: no end of the chunked body
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), LLMCassette)
+	read := func(c *http.Client, url string) (string, error) {
+		t.Helper()
+		resp, err := c.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+		require.NoError(t, err, "a stream cut after its headers is a response, not a transport failure")
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+	rec, err := Open(path, ModeRecord)
+	require.NoError(t, err)
+	live, liveErr := read(rec.Client(), srv.URL)
+	require.Equal(t, events, live)
+	require.EqualError(t, liveErr, io.ErrUnexpectedEOF.Error())
+	require.NoError(t, rec.Close())
+	require.Len(t, rec.Interactions()[0].EventMS, 2, "one arrival time per event that came")
+
+	rep, err := Open(path, ModeReplay)
+	require.NoError(t, err)
+	got, gotErr := read(rep.Client(), "http://replay.invalid")
+	require.Equal(t, events, got)
+	require.EqualError(t, gotErr, io.ErrUnexpectedEOF.Error(), "replay breaks the stream where it broke")
+	require.NoError(t, rep.Close())
+}

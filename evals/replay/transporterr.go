@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -86,8 +87,15 @@ type errorReplayer struct{ rt http.RoundTripper }
 func (t errorReplayer) RoundTrip(r *http.Request) (*http.Response, error) {
 	holder := &errHolder{}
 	resp, err := t.rt.RoundTrip(r.WithContext(context.WithValue(r.Context(), errHolderKey{}, holder)))
-	if err != nil || resp.StatusCode != TransportErrorStatus {
+	if err != nil {
 		return resp, err
+	}
+	if msg := resp.Header.Get(StreamErrorHeader); msg != "" {
+		resp.Body = brokenBody{resp.Body, errors.New(msg)}
+		return resp, nil
+	}
+	if resp.StatusCode != TransportErrorStatus {
+		return resp, nil
 	}
 	msg := resp.Header.Get(TransportErrorHeader)
 	if msg == "" {
@@ -106,4 +114,19 @@ func (t errorReplayer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	<-ctx.Done()
 	return nil, ctx.Err()
+}
+
+// brokenBody is the body of a stream recorded with StreamErrorHeader: its
+// bytes, then err where io.EOF would be.
+type brokenBody struct {
+	io.ReadCloser
+	err error
+}
+
+func (b brokenBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		err = b.err
+	}
+	return n, err
 }

@@ -44,6 +44,14 @@ func (t wire) RoundTrip(r *http.Request) (*http.Response, error) {
 		var offsets []int64
 		body, offsets, err = readEvents(resp.Body, t.max, start)
 		resp.Header.Set(EventTimesHeader, formatOffsets(offsets))
+		if err != nil && r.Context().Err() == nil && !strings.HasPrefix(err.Error(), "response ") {
+			// The provider broke the stream off: what came is its answer,
+			// kept with the break (see StreamErrorHeader).
+			resp.Header.Set(StreamErrorHeader, err.Error())
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			resp.ContentLength = int64(len(body))
+			return resp, nil
+		}
 	} else {
 		body, err = io.ReadAll(io.LimitReader(resp.Body, t.max+1))
 	}
@@ -117,6 +125,15 @@ func byteSize(n int64) string {
 // sleeps), and reports read time to first token from the first offset
 // (InteractionInfo.EventMS).
 const EventTimesHeader = "X-Agenthub-Event-Ms"
+
+// StreamErrorHeader marks a recorded server-sent-event stream that broke
+// off before its end (the connection closed or reset mid-body, after the
+// headers): the body holds the events that came, and the value is the read
+// error's text. The caller reads those events and then an error with that
+// text, while recording and in replay alike, so that a stream cut before
+// "data: [DONE]" is recorded as what the provider did instead of being
+// refused as a lost response.
+const StreamErrorHeader = "X-Agenthub-Stream-Error"
 
 // isEventStream reports whether a response is a server-sent-event stream.
 func isEventStream(h http.Header) bool {

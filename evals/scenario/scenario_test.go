@@ -101,7 +101,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"tab indentation", "id: s\n\tx: 1\n", "f.yaml:2: found a tab character that violates indentation"},
 		{"two documents", base + "expect: {outcome: give_up}\n---\nid: x\n", "f.yaml:6: more than one YAML document in a scenario file"},
 		{"unknown key", base + "expect: {outcome: give_up}\nmodel: glm\n",
-			"f.yaml:6: unknown key \"model\" in scenario (want one of description, expect, id, image_faults, max_steps, prompts, script, tags, task, timeout, tools, workspace)"},
+			"f.yaml:6: unknown key \"model\" in scenario (want one of description, expect, id, image_faults, max_steps, prompts, script, stream, tags, task, timeout, tools, workspace)"},
 		{"duplicate key", base + "task: again\nexpect: {outcome: give_up}\n", "f.yaml:5: duplicate key \"task\" in scenario"},
 		{"missing fields", "id: s\n", "f.yaml:1: missing required field \"description\" in scenario\n" +
 			"f.yaml:1: missing required field \"task\" in scenario\n" +
