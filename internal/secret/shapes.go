@@ -11,7 +11,7 @@ func scanShapes(data []byte, firstOnly bool, yield func(Finding)) {
 	inWord := false
 	for i, c := range data {
 		w := wordBytes[c]
-		if w && !inWord {
+		if w && (!inWord || afterEscape(data, i)) {
 			if f, ok := matchAt(data, i); ok {
 				yield(f)
 				if firstOnly {
@@ -87,8 +87,26 @@ func isAWSByte(c byte) bool { return 'A' <= c && c <= 'Z' || '2' <= c && c <= '7
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// boundaryBefore reports whether a shape may start at data[i].
-func boundaryBefore(data []byte, i int) bool { return i == 0 || !isWordByte(data[i-1]) }
+// boundaryBefore reports whether a shape may start at data[i]: at the
+// start, after a byte that is not a letter, digit or "_", or right after a
+// JSON or C string escape ("\n", "\t", "\r", "\b", "\f"), where the
+// letter before the key is part of the escape, not of a word.
+func boundaryBefore(data []byte, i int) bool {
+	return i == 0 || !isWordByte(data[i-1]) || afterEscape(data, i)
+}
+
+// afterEscape reports whether data[i] directly follows a one-letter
+// backslash escape ("\n" and the like).
+func afterEscape(data []byte, i int) bool {
+	if i < 2 || data[i-2] != '\\' {
+		return false
+	}
+	switch data[i-1] {
+	case 'n', 't', 'r', 'b', 'f':
+		return true
+	}
+	return false
+}
 
 // boundaryAfter reports whether a shape may end before data[j].
 func boundaryAfter(data []byte, j int) bool { return j >= len(data) || !isWordByte(data[j]) }
@@ -128,11 +146,19 @@ var (
 )
 
 // matchSK matches OpenAI-style keys, telling Anthropic's (sk-ant-) apart.
+// Real keys are random and always hold a digit; a run of words with dashes
+// ("sk-fix-login-redirect-bug", a branch name) is not a key.
 func matchSK(data []byte, i int) (Finding, bool) {
+	f, ok := Finding{}, false
 	if bytes.HasPrefix(data[i:], []byte("sk-ant-")) {
-		return matchAnthropic(data, i)
+		f, ok = matchAnthropic(data, i)
+	} else {
+		f, ok = matchOpenAI(data, i)
 	}
-	return matchOpenAI(data, i)
+	if ok && bytes.IndexFunc(data[f.Start+3:f.End], func(r rune) bool { return '0' <= r && r <= '9' }) < 0 {
+		return Finding{}, false
+	}
+	return f, ok
 }
 
 // matchGitHub matches gh[pousr]_ tokens around "gh" at data[i].
@@ -218,11 +244,12 @@ func matchBearer(data []byte, i int) (Finding, bool) {
 }
 
 // tokenLike reports whether a bearer token looks random rather than like
-// a word: a digit, an upper-case letter after a lower-case one, or two
-// separators ("abc.def.ghi"); "Authentication" is a word.
+// a word or a placeholder: a digit, an upper-case letter after a lower-case
+// one, or two dots ("abc.def.ghi"); "Authentication" is a word and
+// "YOUR_API_KEY" a placeholder.
 func tokenLike(tok []byte) bool {
 	var lower bool
-	seps := 0
+	dots := 0
 	for _, c := range tok {
 		switch {
 		case isDigit(c):
@@ -233,9 +260,9 @@ func tokenLike(tok []byte) bool {
 			}
 		case 'a' <= c && c <= 'z':
 			lower = true
-		default:
-			seps++
+		case c == '.':
+			dots++
 		}
 	}
-	return seps >= 2
+	return dots >= 2
 }
