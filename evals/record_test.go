@@ -195,7 +195,7 @@ func TestKeepFailed(t *testing.T) {
 // the cassette: the run is not recorded, not even into --keep-failed, and
 // no folder is left behind.
 func TestSecretRefusesRecording(t *testing.T) {
-	src := strings.Replace(inlineScenario, "task: echo hi", "task: echo sk-abcdefghijklmnopqrstuvwx", 1)
+	src := strings.Replace(inlineScenario, "task: echo hi", "task: echo sk-abcdefghij1234567890klmn", 1)
 	sc, err := scenario.Parse("inline.yaml", []byte(src), agent.PromptVariants())
 	require.NoError(t, err)
 	dir, keep := t.TempDir(), t.TempDir()
@@ -238,5 +238,38 @@ func TestEscapedKeyRefusesRecording(t *testing.T) {
 			require.Contains(t, runs[0].Error, "secret in cassette")
 			require.Empty(t, tree(t, dir))
 		})
+	}
+}
+
+// TestKeepFailedNeverInsideCassettes: --keep-failed naming the cassette
+// folder (or a folder in it) keeps nothing and says why; the committed
+// recording stays (attack round 2: it was replaced).
+func TestKeepFailedNeverInsideCassettes(t *testing.T) {
+	sc, err := scenario.Parse("live.yaml", []byte(providerScenario), agent.PromptVariants())
+	require.NoError(t, err)
+	good := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, completion("Final Answer: hi"))
+	}))
+	defer good.Close()
+	dir := t.TempDir()
+	cas := filepath.Join(dir, "cassettes")
+	record := func(base, keep string) report.Run {
+		r := &evals.Runner{Root: dir, CassetteDir: cas, Record: &evals.RecordConfig{
+			Provider: evals.Provider{BaseURL: base, Model: "m"}, KeepFailed: keep}}
+		runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
+		return runs[0]
+	}
+	require.Equal(t, report.VerdictPass, record(good.URL+"/v1", "").Verdict)
+	before := tree(t, cas)
+	require.NoError(t, os.Symlink(cas, filepath.Join(dir, "link")))
+	for _, keep := range []string{cas, filepath.Join(cas, "live"), filepath.Join(dir, "link")} {
+		got := record("http://127.0.0.1:9/v1", keep)
+		require.True(t, got.NotRecorded, got.Error)
+		require.Contains(t, got.Error, "not kept: keep live/react-text/1:")
+		require.Contains(t, got.Error, "is inside the cassette folder")
+		if d := cmp.Diff(before, tree(t, cas)); d != "" {
+			t.Fatalf("--keep-failed %s changed the cassettes (-before +after):\n%s", keep, d)
+		}
 	}
 }

@@ -450,6 +450,8 @@ func (r *Runner) recordJob(ctx context.Context, j Job, ws string) (RunInput, err
 	if err != nil && errors.Is(err, replay.ErrIncomplete) && cfg.KeepFailed != "" {
 		if kept, kerr := rec.Keep(cfg.KeepFailed); kerr == nil {
 			err = fmt.Errorf("%w (kept for inspection in %s)", err, kept)
+		} else {
+			err = fmt.Errorf("%w (not kept: %v)", err, kerr)
 		}
 	}
 	in.RecordedModelMS, in.RecordedToolMS = recordedMS(rec.LLM()), recordedMS(rec.Image())

@@ -20,7 +20,7 @@ import (
 // console trace, the JSON Lines trace and the answer show neither.
 func TestRunMasksKey(t *testing.T) {
 	key := "0123456789abcdef" + "0123456789abcdef" + ".AbCdEfGh12345678" // Zhipu's id.secret shape
-	other := "sk-" + "proj-abcdefghijklmnopqrstuvwx"
+	other := "sk-" + "proj-abcdefghij1234567890klmn"
 	model := httptest.NewServer(scriptedmodel.New([]scriptedmodel.Turn{
 		{Reply: "Thought: my key is " + key + "\nAction: echo\nAction Input: " + key + " and " + other},
 		{Reply: "Final Answer: the key is " + key},

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gopkg.in/dnaeon/go-vcr.v2/cassette"
@@ -273,30 +274,13 @@ func randomBytes() []byte {
 	return b[:]
 }
 
-// readFile reads the cassette file through the root, refusing one over the
-// size limit before reading it.
+// readFile reads the cassette file through the root (readRegular, with
+// the cassette size limit).
 func (c *Cassette) readFile() ([]byte, error) {
 	if c.root == nil {
 		return nil, &fs.PathError{Op: "open", Path: c.path, Err: fs.ErrNotExist}
 	}
-	f, err := c.root.Open(c.name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", c.path)
-	} else if err == nil && fi.Size() > c.cfg.maxFile {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte cassette limit", c.path, fi.Size(), c.cfg.maxFile)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, c.cfg.maxFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", c.path, err)
-	}
-	if int64(len(data)) > c.cfg.maxFile {
-		return nil, fmt.Errorf("%s is over the %d-byte cassette limit", c.path, c.cfg.maxFile)
-	}
-	return data, nil
+	return readRegular(c.root, c.name, c.path, c.cfg.maxFile, "cassette")
 }
 
 // load parses the recorded interactions once, computes their canonical
@@ -690,6 +674,22 @@ func (c *Cassette) verify(data []byte, want []*cassette.Interaction) error {
 			{"request body", in.Request.Body},
 			{"response headers", headerText(in.Response.Headers)},
 			{"response body", in.Response.Body},
+		}
+		if isEventStream(in.Response.Headers) {
+			// A key split over several events reads whole once the stream
+			// is assembled (llm owns the stream format).
+			if reply, err := llm.AssembleStream(strings.NewReader(in.Response.Body)); err == nil || reply.Content != "" {
+				text := reply.Content + "\n" + reply.Reasoning
+				for _, tc := range reply.ToolCalls {
+					text += "\n" + tc.Function.Name + "\n" + tc.Function.Arguments
+				}
+				parts = append(parts, struct{ part, text string }{"response stream (assembled)", text})
+			}
+		}
+		var inflated bytes.Buffer
+		if ok, err := inflate(in.Response.Headers.Get("Content-Encoding"), []byte(in.Response.Body), c.cfg.maxBody, &inflated); ok && err == nil {
+			// A body kept compressed is scanned as it reads once inflated.
+			parts = append(parts, struct{ part, text string }{"response body (inflated)", inflated.String()})
 		}
 		for _, p := range parts {
 			where := fmt.Sprintf("%s interaction %d (%s %s) %s", name, i, in.Request.Method, redactURL(in.Request.URL), p.part)

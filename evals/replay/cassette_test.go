@@ -313,7 +313,7 @@ func TestSecretScan(t *testing.T) {
 	}{
 		{name: "the key in use echoed in a body", respond: "your key is " + key, secrets: []string{key}, want: "secret in use"},
 		{name: "the key URL-escaped", respond: "k=" + strings.ReplaceAll(key, "-", "%2D"), secrets: []string{strings.ReplaceAll(key, "-", "%2D")}, want: "secret in use"},
-		{name: "an OpenAI-shaped key", respond: `{"debug":"sk-proj-abcdefghijklmnopqrstuvwx"}`, want: "key-shaped string"},
+		{name: "an OpenAI-shaped key", respond: `{"debug":"sk-proj-abcdefghij1234567890klmn"}`, want: "key-shaped string"},
 		{name: "a bearer token", respond: "Authorization: Bearer abc.def.ghi", want: "bearer token"},
 		{name: "the key inside a binary body", respond: "\xff\xfe\x00" + key + "\xff", secrets: []string{key}, want: "response body"},
 	}

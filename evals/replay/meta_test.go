@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -142,6 +143,38 @@ func TestPromptHash(t *testing.T) {
 			a, b := PromptHash(tt.a[0], tt.a[1:]...), PromptHash(tt.b[0], tt.b[1:]...)
 			require.Len(t, a, 64)
 			require.Equal(t, tt.same, a == b)
+		})
+	}
+}
+
+// TestRecordingFilesMustBeRegular: a FIFO, a folder or an oversized file
+// where a recording's file belongs is an error naming it, never a hang or
+// a read of the whole thing (attack round 2).
+func TestRecordingFilesMustBeRegular(t *testing.T) {
+	tests := []struct {
+		file string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{LLMCassette, func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, "llm.yaml is not a regular file"},
+		{ImageCassette, func(t *testing.T, p string) { require.NoError(t, os.Mkdir(p, 0o755)) }, "image.yaml is not a regular file"},
+		{MetaFile, func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, "meta.json is not a regular file"},
+		{MetaFile, func(t *testing.T, p string) {
+			f, err := os.Create(p)
+			require.NoError(t, err)
+			require.NoError(t, f.Truncate(2<<30))
+			require.NoError(t, f.Close())
+		}, "over the 1048576-byte meta.json limit"},
+		{DecisionsFile, func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, "decisions.json is not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+" "+tt.want, func(t *testing.T) {
+			root, id := writeRecording(t, Meta{Scenario: "s", Prompt: "p", Trial: 1})
+			p := filepath.Join(root.Name(), "s", "p", "1", tt.file)
+			require.NoError(t, os.Remove(p))
+			tt.make(t, p)
+			_, err := OpenRecording(root, id, ModeReplay)
+			require.ErrorContains(t, err, tt.want)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -162,7 +163,7 @@ func (r *Recording) BasePath() string {
 
 // Decisions returns the bytes of the recording's decisions.json.
 func (r *Recording) Decisions() ([]byte, error) {
-	data, err := r.base.ReadFile(path.Join(r.work, DecisionsFile))
+	data, err := readRegular(r.base, path.Join(r.work, DecisionsFile), path.Join(r.Dir(), DecisionsFile), maxDecisionsBytes, "decisions.json")
 	if err != nil {
 		return nil, fmt.Errorf("read decisions: %w", err)
 	}
@@ -170,7 +171,7 @@ func (r *Recording) Decisions() ([]byte, error) {
 }
 
 func (r *Recording) readSidecars() error {
-	data, err := r.base.ReadFile(path.Join(r.work, MetaFile))
+	data, err := readRegular(r.base, path.Join(r.work, MetaFile), r.display(path.Join(r.work, MetaFile)), maxMetaBytes, "meta.json")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("no recording in %s: %w", r.Dir(), fs.ErrNotExist)
@@ -185,8 +186,10 @@ func (r *Recording) readSidecars() error {
 	if (m.Scenario != "" && m.Scenario != r.id.Scenario) || (m.Prompt != "" && m.Prompt != r.id.Prompt) || (m.Trial != 0 && m.Trial != r.id.Trial) {
 		return fmt.Errorf("%s/%s says it records %s/%s/%d: a copied or moved recording", r.Dir(), MetaFile, m.Scenario, m.Prompt, m.Trial)
 	}
-	if _, err := r.base.Lstat(path.Join(r.work, DecisionsFile)); err != nil {
+	if fi, err := r.base.Lstat(path.Join(r.work, DecisionsFile)); err != nil {
 		return fmt.Errorf("%w (written with the cassettes)", err)
+	} else if err := regularWithin(fi, path.Join(r.Dir(), DecisionsFile), maxDecisionsBytes, "decisions.json"); err != nil {
+		return err
 	}
 	return nil
 }
@@ -205,7 +208,7 @@ func (r *Recording) stage() error {
 		return nil
 	}
 	for _, name := range []string{LLMCassette, ImageCassette} {
-		data, err := r.base.ReadFile(path.Join(r.id.rel(), name))
+		data, err := readRegular(r.base, path.Join(r.id.rel(), name), path.Join(r.Dir(), name), DefaultMaxCassetteBytes, "cassette")
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -372,6 +375,12 @@ func (r *Recording) Keep(dir string) (string, error) {
 	if r.mode == ModeReplay || r.closed {
 		return "", fmt.Errorf("keep %s: nothing staged", r.id)
 	}
+	if inside, err := within(dir, r.base.Name()); err != nil || inside {
+		if err == nil {
+			err = fmt.Errorf("%s is inside the cassette folder %s: a refused recording is never kept over or among committed ones", dir, r.base.Name())
+		}
+		return "", fmt.Errorf("keep %s: %w", r.id, err)
+	}
 	if r.workDir != nil {
 		r.workDir.Close()
 	}
@@ -387,4 +396,38 @@ func (r *Recording) Keep(dir string) (string, error) {
 	}
 	r.closed = true
 	return dst, nil
+}
+
+// within reports whether dir, once symlinks in its existing part are
+// resolved, is base or inside it.
+func within(dir, base string) (bool, error) {
+	d, err := realPath(dir)
+	if err != nil {
+		return false, err
+	}
+	b, err := realPath(base)
+	if err != nil {
+		return false, err
+	}
+	rel, err := filepath.Rel(b, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)), nil
+}
+
+// realPath is the absolute form of p with the symlinks of its longest
+// existing prefix resolved (the rest may not exist yet).
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for cur := abs; ; cur = filepath.Dir(cur) {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		if filepath.Dir(cur) == cur {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+	}
 }

@@ -42,7 +42,7 @@ func TestScanSecrets(t *testing.T) {
 		{name: "Slack bot token", data: fakeSlack, want: `line 1: key-shaped string (slack-token) "xoxb…"`},
 		{name: "JWT", data: "t: " + fakeJWT, want: `line 1: key-shaped string (jwt) "eyJh…"`},
 		{name: "Anthropic key", data: fakeAnthr, want: `line 1: key-shaped string (anthropic-api-key) "sk-a…"`},
-		{name: "OpenAI key", data: "sk-" + "proj-abcdefghijklmnopqrstuvwx", want: `line 1: key-shaped string (openai-api-key) "sk-p…"`},
+		{name: "OpenAI key", data: "sk-" + "proj-abcdefghij1234567890klmn", want: `line 1: key-shaped string (openai-api-key) "sk-p…"`},
 		{name: "bearer token", data: "Authorization: Bearer abc.def.ghi", want: `line 1: bearer token "abc.…"`},
 		{name: "the key in use", data: "x\n" + inUse, secrets: []string{inUse}, want: `line 2: secret in use "my-k…"`},
 		{name: "the key in use in a task text, JSON-escaped", data: `{"content":"use my\/key-0123456789"}`, secrets: []string{"my/key-0123456789"}, want: `line 1: secret in use "my\\/…"`},

@@ -1,6 +1,10 @@
 package replay
 
 import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"fmt"
 	"io"
 	"net/http"
@@ -120,4 +124,80 @@ func TestStreamCutRecorded(t *testing.T) {
 	require.Equal(t, events, got)
 	require.EqualError(t, gotErr, io.ErrUnexpectedEOF.Error(), "replay breaks the stream where it broke")
 	require.NoError(t, rep.Close())
+}
+
+// TestCompressedBodies: a body kept compressed (Content-Encoding deflate,
+// zlib or raw, or gzip) is checked against the size cap and scanned for
+// secrets as it reads once inflated (attack round 2: a deflated key was
+// saved, and zlib deflate was refused as corrupt).
+func TestCompressedBodies(t *testing.T) {
+	key := "sk-" + "proj-abcdefghij1234567890klmn"
+	compress := func(kind, text string) []byte {
+		var b bytes.Buffer
+		var w io.WriteCloser
+		switch kind {
+		case "gzip":
+			w = gzip.NewWriter(&b)
+		case "zlib":
+			w = zlib.NewWriter(&b)
+		default:
+			w, _ = flate.NewWriter(&b, flate.DefaultCompression)
+		}
+		io.WriteString(w, text)
+		w.Close()
+		return b.Bytes()
+	}
+	tests := []struct{ kind, encoding, text, want string }{
+		{"zlib", "deflate", `{"ok":true}`, ""},
+		{"raw", "deflate", `{"ok":true}`, ""},
+		{"gzip", "gzip", `{"ok":true}`, ""},
+		{"raw", "deflate", `{"error":"invalid key ` + key + `"}`, "response body (inflated)"},
+		{"zlib", "deflate", `{"error":"invalid key ` + key + `"}`, "response body (inflated)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind+" "+tt.want, func(t *testing.T) {
+			body := compress(tt.kind, tt.text)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Encoding", tt.encoding)
+				w.Write(body)
+			}))
+			defer srv.Close()
+			c, err := Open(filepath.Join(t.TempDir(), LLMCassette), ModeRecord)
+			require.NoError(t, err)
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{}`))
+			req.Header.Set("Accept-Encoding", tt.encoding) // the caller decodes: the transport leaves the body compressed
+			resp, err := c.Client().Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			err = c.Close()
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrSecretLeak)
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// TestStreamSplitKeyRefused: a key split over two stream events is found
+// in the assembled stream (attack round 2).
+func TestStreamSplitKeyRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, part := range []string{"your key: sk-pr", "oj-abcdefghij1234567890klmn"} {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", part)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	c, err := Open(filepath.Join(t.TempDir(), LLMCassette), ModeRecord)
+	require.NoError(t, err)
+	resp, err := c.Client().Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	require.NoError(t, err)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	err = c.Close()
+	require.ErrorIs(t, err, ErrSecretLeak)
+	require.ErrorContains(t, err, "response stream (assembled)")
 }

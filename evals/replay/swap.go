@@ -80,17 +80,22 @@ func (r *Recording) Commit() error {
 // recover completes a swap that a crash interrupted (see Commit). Without a
 // journal it does nothing.
 func (r *Recording) recover() error {
-	data, err := r.fs.ReadFile(r.journalPath())
-	if errors.Is(err, fs.ErrNotExist) {
+	jp := r.journalPath()
+	if _, err := r.fs.Lstat(jp); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	data, err := readRegular(r.base, jp, r.display(jp), maxJournalBytes, "swap journal")
 	if err != nil {
-		return fmt.Errorf("recover %s: %w", r.id, err)
+		return fmt.Errorf("recover %s: %w; remove it by hand", r.id, err)
 	}
 	var j journal
-	if err := json.Unmarshal(data, &j); err != nil || !strings.HasPrefix(j.Stage, ".") || !strings.HasPrefix(j.Old, ".") ||
-		strings.ContainsAny(j.Stage+j.Old, `/\`) {
-		return fmt.Errorf("recover %s: the swap journal %s is damaged (%q); move the hidden folders beside it by hand", r.id, r.display(r.journalPath()), data)
+	if err := json.Unmarshal(data, &j); err != nil || !r.journalNames(j) {
+		shown := data
+		if len(shown) > 200 {
+			shown = shown[:200]
+		}
+		return fmt.Errorf("recover %s: the swap journal %s is damaged (%q): it must name this run's stage (.%d.tmp-<16 hex>) and old folder (.%d.old-<16 hex>); check the hidden folders beside it and remove the journal by hand",
+			r.id, r.display(jp), shown, r.id.Trial, r.id.Trial)
 	}
 	if err := r.finish(path.Dir(r.id.rel()), j); err != nil {
 		return fmt.Errorf("recover %s: complete the interrupted swap: %w", r.id, err)
@@ -98,11 +103,31 @@ func (r *Recording) recover() error {
 	return nil
 }
 
+// journalNames reports whether a journal names this run's own stage and
+// old folders, with the same random suffix, as Commit writes them: a
+// journal naming ".", "..", another run's folder or anything else is never
+// acted on.
+func (r *Recording) journalNames(j journal) bool {
+	prefix := "." + strconv.Itoa(r.id.Trial) + "."
+	suffix, ok := strings.CutPrefix(j.Stage, prefix+"tmp-")
+	if !ok || len(suffix) != 16 || strings.Trim(suffix, "0123456789abcdef") != "" {
+		return false
+	}
+	return j.Old == prefix+"old-"+suffix
+}
+
 // finish does steps 2–5 of a journaled swap from whatever state a crash
-// left: it is idempotent.
+// left: it is idempotent. The stage is put in place only when it is a
+// folder (not a symlink) holding a meta.json.
 func (r *Recording) finish(parent string, j journal) error {
 	final, stage, old := r.id.rel(), path.Join(parent, j.Stage), path.Join(parent, j.Old)
 	if r.exists(stage) {
+		if fi, err := r.fs.Lstat(stage); err != nil || !fi.IsDir() {
+			return fmt.Errorf("the journal names %s, which is not a staged recording folder: remove the journal %s by hand", r.display(stage), r.display(r.journalPath()))
+		}
+		if fi, err := r.fs.Lstat(path.Join(stage, MetaFile)); err != nil || !fi.Mode().IsRegular() {
+			return fmt.Errorf("the journal names %s, which holds no meta.json: not a complete recording; remove the journal %s by hand", r.display(stage), r.display(r.journalPath()))
+		}
 		if r.exists(final) {
 			if err := r.fs.Rename(final, old); err != nil {
 				return err

@@ -2,11 +2,13 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -104,7 +106,7 @@ func TestCommitSurvivesACrashAtEveryStep(t *testing.T) {
 			if !first {
 				writeRun(t, filepath.Join(base, "s", "p", "1"), oldFiles)
 			}
-			stage := path.Join("s", "p", ".1.tmp-0123")
+			stage := path.Join("s", "p", ".1.tmp-0123456789abcdef")
 			writeRun(t, filepath.Join(base, filepath.FromSlash(stage)), newFiles)
 			root, err := os.OpenRoot(base)
 			require.NoError(t, err)
@@ -189,4 +191,100 @@ func TestRecordSweepsCrashLeftovers(t *testing.T) {
 	require.NoError(t, err)
 	r.Discard()
 	require.Equal(t, []string{".2.tmp-other"}, hidden(t, parent), "only trial 1's leftovers go; the discarded stage too")
+}
+
+// TestHostileJournals: a journal that names anything but this run's own
+// stage and old folders, or a stage that is not a recording folder, or
+// that is not a small regular file, is refused with a clear error and the
+// committed recording (and everything around it) is left alone.
+func TestHostileJournals(t *testing.T) {
+	const stage, old = ".1.tmp-0123456789abcdef", ".1.old-0123456789abcdef"
+	tests := []struct {
+		name    string
+		journal string // "" : see setup
+		setup   func(t *testing.T, parent string)
+		want    string
+	}{
+		{name: "old is the parent folder", journal: `{"stage":".nope","old":".."}`, want: "is damaged"},
+		{name: "old is this folder", journal: `{"stage":"` + stage + `","old":"."}`, want: "is damaged"},
+		{name: "stage is the parent", journal: `{"stage":"..","old":"` + old + `"}`, want: "is damaged"},
+		{name: "another run's names", journal: `{"stage":".2.tmp-0123456789abcdef","old":".2.old-0123456789abcdef"}`, want: "is damaged"},
+		{name: "stage and old disagree", journal: `{"stage":"` + stage + `","old":".1.old-fedcba9876543210"}`, want: "is damaged"},
+		{name: "stage is a symlink to a sibling run", journal: `{"stage":"` + stage + `","old":"` + old + `"}`,
+			setup: func(t *testing.T, parent string) {
+				writeRun(t, filepath.Join(parent, "..", "q", "1"), recordingFiles("sibling"))
+				require.NoError(t, os.Symlink(filepath.Join("..", "q", "1"), filepath.Join(parent, stage)))
+			}, want: "not a staged recording folder"},
+		{name: "stage is a file", journal: `{"stage":"` + stage + `","old":"` + old + `"}`,
+			setup: func(t *testing.T, parent string) {
+				require.NoError(t, os.WriteFile(filepath.Join(parent, stage), []byte("x"), 0o644))
+			}, want: "not a staged recording folder"},
+		{name: "stage is an empty folder", journal: `{"stage":"` + stage + `","old":"` + old + `"}`,
+			setup: func(t *testing.T, parent string) {
+				require.NoError(t, os.Mkdir(filepath.Join(parent, stage), 0o755))
+			}, want: "holds no meta.json"},
+		{name: "journal is a FIFO", setup: func(t *testing.T, parent string) {
+			require.NoError(t, syscall.Mkfifo(filepath.Join(parent, ".1.swap"), 0o644))
+		}, want: "not a regular file"},
+		{name: "journal is huge", setup: func(t *testing.T, parent string) {
+			f, err := os.Create(filepath.Join(parent, ".1.swap"))
+			require.NoError(t, err)
+			require.NoError(t, f.Truncate(2<<30))
+			require.NoError(t, f.Close())
+		}, want: "over the 4096-byte swap journal limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			parent := filepath.Join(base, "s", "p")
+			writeRun(t, filepath.Join(parent, "1"), recordingFiles("old"))
+			writeRun(t, filepath.Join(base, "s", "r", "1"), recordingFiles("other prompt"))
+			if tt.setup != nil {
+				tt.setup(t, parent)
+			}
+			if tt.journal != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(parent, ".1.swap"), []byte(tt.journal), 0o644))
+			}
+			before := tree(t, base)
+			root, err := os.OpenRoot(base)
+			require.NoError(t, err)
+			defer root.Close()
+			_, err = OpenRecording(root, RunID{Scenario: "s", Prompt: "p", Trial: 1}, ModeReplay)
+			require.ErrorContains(t, err, tt.want)
+			if d := cmp.Diff(before, tree(t, base)); d != "" {
+				t.Fatalf("files changed (-before +after):\n%s", d)
+			}
+		})
+	}
+}
+
+// tree lists every regular file and symlink under dir with its content
+// (a symlink as "-> target").
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			out[rel] = "-> " + target
+		case d.Type().IsRegular():
+			fi, _ := d.Info()
+			if fi.Size() > 1<<20 {
+				out[rel] = fmt.Sprintf("%d bytes", fi.Size())
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			out[rel] = string(data)
+		case !d.IsDir():
+			out[rel] = d.Type().String()
+		}
+		return nil
+	}))
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"fmt"
 	"io"
 	"net/http"
@@ -85,28 +86,42 @@ func (t wire) RoundTrip(r *http.Request) (*http.Response, error) {
 // inflatedSize checks that a body still compressed by its Content-Encoding
 // inflates to at most max bytes, without keeping the inflated bytes.
 func inflatedSize(encoding string, body []byte, max int64) error {
+	_, err := inflate(encoding, body, max, io.Discard)
+	return err
+}
+
+// inflate writes to w the body a Content-Encoding of gzip or deflate
+// compresses, at most max bytes of it, and reports whether the encoding was
+// one of those. "deflate" is the zlib format (RFC 9110 §8.4.1.2); a raw
+// deflate stream, which some servers send instead, is accepted too.
+func inflate(encoding string, body []byte, max int64, w io.Writer) (bool, error) {
 	var r io.Reader
 	switch strings.ToLower(strings.TrimSpace(encoding)) {
 	case "gzip", "x-gzip":
 		zr, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {
-			return fmt.Errorf("response body is not valid gzip: %w", err)
+			return true, fmt.Errorf("response body is not valid gzip: %w", err)
 		}
 		r = zr
 	case "deflate":
-		r = flate.NewReader(bytes.NewReader(body))
+		if zr, err := zlib.NewReader(bytes.NewReader(body)); err == nil {
+			r = zr
+		} else {
+			r = flate.NewReader(bytes.NewReader(body))
+		}
 	default:
-		return nil
+		return false, nil
 	}
-	n, err := io.Copy(io.Discard, io.LimitReader(r, max+1))
+	n, err := io.Copy(w, io.LimitReader(r, max+1))
 	if err != nil {
-		return fmt.Errorf("response body does not inflate: %w", err)
+		return true, fmt.Errorf("response body does not inflate: %w", err)
 	}
 	if n > max {
-		return fmt.Errorf("response over %s after inflating", byteSize(max))
+		return true, fmt.Errorf("response over %s after inflating", byteSize(max))
 	}
-	return nil
+	return true, nil
 }
+
 
 // byteSize renders a byte count for messages: "8 MiB", "1000 bytes".
 func byteSize(n int64) string {
