@@ -122,7 +122,6 @@ func inflate(encoding string, body []byte, max int64, w io.Writer) (bool, error)
 	return true, nil
 }
 
-
 // byteSize renders a byte count for messages: "8 MiB", "1000 bytes".
 func byteSize(n int64) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {
