@@ -63,10 +63,12 @@ func (id RunID) check() error {
 //  2. every recorded response was read to its end within the size cap
 //     (WithMaxResponseBytes), or is a transport failure caused by the
 //     request's own deadline (the run deadline or a tool timeout cut it off;
-//     it replays by waiting for the replaying request's deadline); any other
-//     transport failure (no such host, connection refused or reset, a body
-//     cut short, a response over the cap) is not replayable as what the
-//     provider would answer;
+//     it replays by waiting for the replaying request's deadline), or a
+//     server-sent-event stream the provider broke off after its headers
+//     (kept with its events and the break, see StreamErrorHeader, which
+//     replays the same way); any other transport failure (no such host,
+//     connection refused or reset, a plain body cut short, a response over
+//     the cap) is not replayable as what the provider would answer;
 //  3. at least one model call got an HTTP response (a run whose model calls
 //     all failed at the transport level recorded nothing of the model).
 //
