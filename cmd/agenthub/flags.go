@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 )
 
 // errHelp is returned by parseFlags after printing help for -h.
@@ -56,41 +54,4 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageErrorf("%s: %v (run '%s %s -h')", fs.Name(), err, programName, fs.Name())
 	}
 	return nil
-}
-
-// durationValue is a time.Duration flag whose parse error says how to fix
-// the value: the flag package's own says only "parse error".
-type durationValue time.Duration
-
-// durationFlag defines a duration flag on fs. Write `duration` in usage
-// to keep the flag's "-name duration" synopsis.
-func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage string) *time.Duration {
-	p := new(time.Duration)
-	*p = value
-	fs.Var((*durationValue)(p), name, usage)
-	return p
-}
-
-func (d *durationValue) String() string { return (*time.Duration)(d).String() }
-
-func (d *durationValue) Set(s string) error {
-	v, err := parseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = durationValue(v)
-	return nil
-}
-
-// parseDuration parses a Go duration; a bare number is refused with the
-// value to type instead ("30" → "add a unit, e.g. 30s").
-func parseDuration(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
-	if err == nil {
-		return d, nil
-	}
-	if n := strings.TrimLeft(s, "+-"); n != "" && strings.Trim(n, "0123456789.") == "" {
-		return 0, fmt.Errorf("missing unit: add one, e.g. %ss (ns, us, ms, s, m, h)", s)
-	}
-	return 0, fmt.Errorf("not a duration: want a number and a unit, e.g. 30s, 500ms, 2m, 1h30m")
 }
