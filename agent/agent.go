@@ -78,10 +78,34 @@ func New(model llm.ChatModel, ts []Tool, cfg Config, opts ...Option) (*Agent, er
 	if protocol == parser.Tools {
 		a.specs = toolSpecs(ts)
 	}
+	if err := a.checkToolChoice(); err != nil {
+		return nil, fmt.Errorf("new agent: %w", err)
+	}
 	for _, o := range opts {
 		o(a)
 	}
 	return a, nil
+}
+
+// checkToolChoice refuses a tool choice the request could not honour: one
+// set for a prompt that does not offer the tools natively, or one that is
+// neither auto, none, required nor the name of a registered tool.
+func (a *Agent) checkToolChoice() error {
+	c := a.cfg.ToolChoice
+	if c == "" {
+		return nil
+	}
+	if a.protocol != parser.Tools {
+		return fmt.Errorf("tool choice %q needs a prompt of the tools protocol (such as native-tools); %s uses protocol %s", c, a.cfg.Prompt, a.protocol)
+	}
+	switch c {
+	case llm.ToolChoiceAuto, llm.ToolChoiceNone, llm.ToolChoiceRequired:
+		return nil
+	}
+	if _, ok := a.tools[c]; ok {
+		return nil
+	}
+	return fmt.Errorf("tool choice %q: want auto, none, required or a tool name (%s)", clip(c, maxNameInMessage), strings.Join(a.names, ", "))
 }
 
 // anyArguments is the schema offered for a tool without Parameters: an
@@ -368,7 +392,7 @@ func (r *run) callModel(step int, st *Step) (llm.Reply, bool) {
 			ev.ReasoningTokens, ev.CachedTokens = u.ReasoningTokens, u.CachedTokens
 			ev.FinishReason = reply.FinishReason
 			ev.Reply, ev.Reasoning, ev.ToolCalls = reply.Content, reply.Reasoning, len(reply.ToolCalls)
-			ev.TTFTMS = reply.TTFT.Milliseconds()
+			ev.Streamed, ev.TTFTMS = reply.Streamed, reply.TTFT.Milliseconds()
 			r.res.Usage.PromptTokens += u.PromptTokens
 			r.res.Usage.CompletionTokens += u.CompletionTokens
 			r.res.Usage.ReasoningTokens += u.ReasoningTokens

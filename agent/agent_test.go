@@ -366,6 +366,8 @@ func TestNewErrors(t *testing.T) {
 		{"nil model", nil, nil, agent.Config{}, "model is nil"},
 		{"duplicate", agenttest.Replies(), []agent.Tool{echo, echo}, agent.Config{}, `duplicate tool name "echo"`},
 		{"empty name", agenttest.Replies(), []agent.Tool{&agenttest.FuncTool{}}, agent.Config{}, "empty name"},
+		{"tool choice without the tools protocol", agenttest.Replies(), []agent.Tool{echo}, agent.Config{ToolChoice: "required"}, `tool choice "required" needs a prompt of the tools protocol (such as native-tools); react-text uses protocol auto`},
+		{"tool choice naming no tool", agenttest.Replies(), []agent.Tool{echo}, agent.Config{Prompt: "native-tools", ToolChoice: "bogus"}, `tool choice "bogus": want auto, none, required or a tool name (echo)`},
 		{"unknown prompt", agenttest.Replies(), nil, agent.Config{Prompt: "react-yaml"}, `unknown prompt variant "react-yaml"; valid variants: native-tools, react-json, react-text`},
 	}
 	for _, tt := range tests {
@@ -649,9 +651,9 @@ func TestConsoleShowsReasoningAndCalls(t *testing.T) {
 	var buf strings.Builder
 	c := agent.NewConsoleObserver(&buf)
 	c.OnEvent(agent.Event{Type: agent.EventLLMCall, Step: 1, MS: 12, PromptTokens: 5, CompletionTokens: 7, ReasoningTokens: 4,
-		TTFTMS: 3, ToolCalls: 2, FinishReason: "tool_calls", Reasoning: "think\nfirst"})
+		Streamed: true, TTFTMS: 3, ToolCalls: 2, FinishReason: "tool_calls", Reasoning: "think\nfirst"})
 	c.OnEvent(agent.Event{Type: agent.EventParseError, Step: 1, CallID: "c3", Tool: "echo", Code: "invalid_json"})
-	want := "[step 1] model replied in 12 ms (tokens 5+7, 4 reasoning, first token 3 ms, 2 tool calls, finish tool_calls)\n" +
+	want := "[step 1] model replied in 12 ms (tokens 5+7, 4 reasoning, streamed, first token 3 ms, 2 tool calls, finish tool_calls)\n" +
 		"    reasoning: think first\n" +
 		"[step 1] tool call c3 (echo): bad arguments: invalid_json\n"
 	if d := cmp.Diff(want, buf.String()); d != "" {

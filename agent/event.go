@@ -57,9 +57,11 @@ type Event struct {
 	// from the provider's cache.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	CachedTokens    int `json:"cached_tokens,omitempty"`
-	// TTFTMS is the time to first token of a streamed llm_call, in
-	// milliseconds on the client's clock.
-	TTFTMS int64 `json:"ttft_ms,omitempty"`
+	// Streamed says the llm_call's reply came as an event stream; TTFTMS is
+	// then its time to first token, in milliseconds on the client's clock
+	// (0 is a real value: shown whenever Streamed is set).
+	Streamed bool  `json:"streamed,omitempty"`
+	TTFTMS   int64 `json:"ttft_ms,omitempty"`
 	// CallID is the native tool call id (tool_call, tool_result,
 	// parse_error of one call).
 	CallID string `json:"call_id,omitempty"`

@@ -155,8 +155,8 @@ func (c *ConsoleObserver) OnEvent(e Event) {
 		if e.ReasoningTokens > 0 {
 			extra += fmt.Sprintf(", %d reasoning", e.ReasoningTokens)
 		}
-		if e.TTFTMS > 0 {
-			extra += fmt.Sprintf(", first token %d ms", e.TTFTMS)
+		if e.Streamed {
+			extra += fmt.Sprintf(", streamed, first token %d ms", e.TTFTMS)
 		}
 		if e.ToolCalls > 0 {
 			extra += fmt.Sprintf(", %d tool calls", e.ToolCalls)

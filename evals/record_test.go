@@ -203,7 +203,7 @@ func TestSecretRefusesRecording(t *testing.T) {
 		Provider: evals.Provider{Scripted: true}, KeepFailed: keep}}
 	runs := r.Run(context.Background(), r.Plan([]*scenario.Scenario{sc}, evals.Filter{}))
 	require.True(t, runs[0].NotRecorded, runs[0].Error)
-	require.Contains(t, runs[0].Error, `llm.yaml interaction 0 (POST http://localhost/v1/chat/completions) request body line 1: key-shaped string (openai-api-key) "sk-a…"`)
+	require.Contains(t, runs[0].Error, `llm.yaml #0 (POST /v1/chat/completions) request body line 1: key-shaped string (openai-api-key) "sk-a…"`)
 	require.Empty(t, tree(t, keep), "a secret is never kept")
 	require.Empty(t, tree(t, filepath.Join(dir, "cassettes")), "nothing left in the cassette folder")
 }

@@ -33,7 +33,7 @@
 //	--scenarios DIR       folder of scenario files (*.yaml) (default fixtures/scenarios)
 //	--cassettes DIR       folder of recorded runs (default cassettes)
 //	--run REGEXP          only scenarios whose id matches
-//	--prompt VARIANT      only this prompt variant (react-json, react-text)
+//	--prompt VARIANT      only this prompt variant (native-tools, react-json, react-text)
 //	--tags A,B            only scenarios with one of these tags
 //	--shard I/N           only shard I of N (1-based; a stable hash of the run id)
 //	--trials N            trials per scenario and prompt (0: every recorded trial)
@@ -135,7 +135,8 @@
 //	                      then not cut at "Observation:" either
 //
 // Without a sampling flag the request is the one the bundled suite records:
-// temperature 0 and the stop sequence "\nObservation:". A provider that
+// temperature 0 and, for the text and JSON protocols, the stop sequence
+// "\nObservation:" (native-tools sends no stop sequence). A provider that
 // streams to a call without --stream is an error that says to use --stream.
 //
 // # agenthub serve-scripted
@@ -189,9 +190,10 @@
 //
 //	0  success: every run passed, no regression; a decision parsed; run reached a final answer
 //	1  something was judged and failed: a run failed, a regression against the baseline,
-//	   a parse error, run ended without a final answer, --reparse changed decisions
+//	   a parse error, run ended without a final answer, --reparse changed decisions,
+//	   record refused a recording that was incomplete or held a secret
 //	2  bad usage or bad input (unknown flag or command, invalid scenario file, missing key,
-//	   unreadable file) or a harness error (a run with the verdict error: stale cassette,
+//	   unreadable file, record with CI set) or a harness error (a run with the verdict error: stale cassette,
 //	   replay miss, unused interactions)
 //
 // Messages go to stderr and start with "agenthub: ". (go run turns every

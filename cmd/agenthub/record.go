@@ -84,7 +84,7 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("record: %s not recorded: the recording was not complete or not safe to save (their old cassettes are unchanged; the causes are above)", plural(refused, "run was", "runs were"))}
 	}
 	return verdictError(s.Group, fmt.Sprintf("record: %d recorded runs do not meet their expectations", s.Fail),
-		fmt.Sprintf("record: %d runs were not recorded (their old cassettes are unchanged)", s.Error))
+		fmt.Sprintf("record: %s not recorded (their old cassettes are unchanged)", plural(s.Error, "run was", "runs were")))
 }
 
 // plural renders "1 run was" / "3 runs were".

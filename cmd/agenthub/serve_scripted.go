@@ -60,7 +60,7 @@ func runServeScripted(ctx context.Context, e *env, args []string) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		srv.Close()
 	}
-	fmt.Fprintf(e.stderr, "%s serve-scripted: served %d calls; %d of %d turns left\n",
-		programName, sm.Calls(), sm.Remaining(), len(turns))
+	fmt.Fprintf(e.stderr, "%s serve-scripted: served %s; %d of %d turns left\n",
+		programName, plural(sm.Calls(), "call", "calls"), sm.Remaining(), len(turns))
 	return nil
 }

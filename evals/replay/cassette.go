@@ -692,7 +692,7 @@ func (c *Cassette) verify(data []byte, want []*cassette.Interaction) error {
 			parts = append(parts, struct{ part, text string }{"response body (inflated)", inflated.String()})
 		}
 		for _, p := range parts {
-			where := fmt.Sprintf("%s interaction %d (%s %s) %s", name, i, in.Request.Method, redactURL(in.Request.URL), p.part)
+			where := fmt.Sprintf("%s #%d (%s %s) %s", name, i, in.Request.Method, info(i, in).Path, p.part)
 			if err := scanBody([]byte(p.text), where, c.cfg.secrets); err != nil {
 				return err
 			}
