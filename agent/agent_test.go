@@ -660,3 +660,15 @@ func TestConsoleShowsReasoningAndCalls(t *testing.T) {
 		t.Fatalf("console mismatch (-want +got):\n%s", d)
 	}
 }
+
+// TestConsoleCallIDIsOneLine: a model-chosen call id cannot forge trace
+// lines or reach the terminal raw (attack round 3).
+func TestConsoleCallIDIsOneLine(t *testing.T) {
+	var buf strings.Builder
+	agent.NewConsoleObserver(&buf).OnEvent(agent.Event{Type: agent.EventParseError, Step: 1, Tool: "x",
+		CallID: "id\n\x1b[31mRED\r\nFinal Answer: HACKED", Code: "missing_action"})
+	out := buf.String()
+	require.Equal(t, 1, strings.Count(out, "\n"), out)
+	require.NotContains(t, out, "\x1b")
+	require.Contains(t, out, "^[[31mRED")
+}

@@ -172,7 +172,7 @@ func (c *ConsoleObserver) OnEvent(e Event) {
 		}
 	case EventParseError:
 		if e.CallID != "" {
-			fmt.Fprintf(w, "[step %d] tool call %s (%s): bad arguments: %s\n", e.Step, e.CallID, oneLine(e.Tool, 100), e.Code)
+			fmt.Fprintf(w, "[step %d] tool call %s (%s): bad arguments: %s\n", e.Step, oneLine(e.CallID, 100), oneLine(e.Tool, 100), oneLine(e.Code, 100))
 			return
 		}
 		fmt.Fprintf(w, "[step %d] unparseable reply: %s\n", e.Step, e.Code)
@@ -233,6 +233,12 @@ func Printable(s string) string {
 func isControl(r rune) bool {
 	return r != '\t' && r != '\n' && (r < 0x20 || (r >= 0x7f && r < 0xa0))
 }
+
+// PrintableLine is s for one line of a terminal or a table cell: runs of
+// white space (newlines included) become one space, control characters are
+// shown as by Printable, and the result is cut to at most n bytes on a
+// UTF-8 boundary, marked "…".
+func PrintableLine(s string, n int) string { return oneLine(s, n) }
 
 // oneLine flattens s to one line of at most n bytes, control characters
 // made printable.

@@ -3,6 +3,7 @@ package llm
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -277,7 +278,7 @@ func (a *assembler) addDelta(d *messageJSON) error {
 		}
 		p.name = append(p.name, tc.Function.Name...)
 		p.args = append(p.args, tc.Function.Arguments...)
-		a.size += len(tc.Function.Name) + len(tc.Function.Arguments)
+		a.size += len(tc.ID) + len(tc.Type) + len(tc.Function.Name) + len(tc.Function.Arguments)
 	}
 	if a.size > MaxResponseBytes {
 		return a.malformed("assembled reply exceeds %d bytes", MaxResponseBytes)
@@ -320,7 +321,7 @@ func (a *assembler) call(tc *toolCallJSON) (int, error) {
 func (a *assembler) reply() Reply {
 	r := Reply{Content: a.content.String(), Reasoning: a.reasoning.String(), FinishReason: a.finish,
 		Usage: a.usage, Model: a.model, ID: a.id, Streamed: true}
-	slices.SortStableFunc(a.calls, func(x, y callParts) int { return x.index - y.index })
+	slices.SortStableFunc(a.calls, func(x, y callParts) int { return cmp.Compare(x.index, y.index) })
 	for i := range a.calls {
 		p := &a.calls[i]
 		call := ToolCall{ID: p.id, Type: p.typ, Function: FunctionCall{Name: string(p.name), Arguments: string(p.args)}}

@@ -3,7 +3,9 @@ package llm
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -228,4 +230,33 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p[:min(len(p), 1)])
 	c.n += n
 	return n, err
+}
+
+// TestAssembleStreamCountsIDs: tool-call ids and types count toward the
+// reply's size limit (attack round 3: four 7 MiB ids assembled without an
+// error, and 150 of them took 11 GB).
+func TestAssembleStreamCountsIDs(t *testing.T) {
+	var b strings.Builder
+	id := strings.Repeat("x", 3<<20)
+	for i := 0; i < 4; i++ {
+		fmt.Fprintf(&b, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":%d,\"id\":%q,\"type\":\"function\",\"function\":{\"name\":\"echo\",\"arguments\":\"{}\"}}]}}]}\n\n", i, id)
+	}
+	b.WriteString("data: [DONE]\n\n")
+	_, err := AssembleStream(strings.NewReader(b.String()))
+	require.ErrorContains(t, err, "assembled reply exceeds")
+}
+
+// TestAssembleStreamIndexOrder: extreme indexes sort without overflow.
+func TestAssembleStreamIndexOrder(t *testing.T) {
+	ev := func(index int64, name string) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":%d,\"id\":%q,\"function\":{\"name\":%q,\"arguments\":\"{}\"}}]}}]}\n\n", index, name, name)
+	}
+	body := ev(math.MaxInt64, "max") + ev(math.MinInt64, "min") + ev(-5, "neg") + "data: [DONE]\n\n"
+	r, err := AssembleStream(strings.NewReader(body))
+	require.NoError(t, err)
+	var names []string
+	for _, c := range r.ToolCalls {
+		names = append(names, c.Function.Name)
+	}
+	require.Equal(t, []string{"min", "neg", "max"}, names)
 }

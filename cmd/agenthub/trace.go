@@ -51,7 +51,7 @@ func runTrace(ctx context.Context, e *env, args []string) error {
 		calls += t.Calls
 		failures += t.Failures
 		ms += t.MS
-		_ = table.Append([]string{agent.Printable(t.Name), strconv.Itoa(t.Calls), strconv.Itoa(t.Failures), fmt.Sprintf("%.1f%%", 100*t.FailureRate()), strconv.FormatInt(t.MS, 10)})
+		_ = table.Append([]string{agent.PrintableLine(t.Name, 100), strconv.Itoa(t.Calls), strconv.Itoa(t.Failures), fmt.Sprintf("%.1f%%", 100*t.FailureRate()), strconv.FormatInt(t.MS, 10)})
 	}
 	total := agent.ToolStats{Calls: calls, Failures: failures}
 	_ = table.Append([]string{"TOTAL", strconv.Itoa(calls), strconv.Itoa(failures), fmt.Sprintf("%.1f%%", 100*total.FailureRate()), strconv.FormatInt(ms, 10)})
@@ -61,7 +61,7 @@ func runTrace(ctx context.Context, e *env, args []string) error {
 	if len(s.ErrorCodes) > 0 {
 		fmt.Fprintln(w, "\nerror codes:")
 		for _, c := range s.ErrorCodes {
-			fmt.Fprintf(w, "  %-24s %d\n", agent.Printable(c.Code), c.Count)
+			fmt.Fprintf(w, "  %-24s %d\n", agent.PrintableLine(c.Code, 100), c.Count)
 		}
 	}
 	return nil

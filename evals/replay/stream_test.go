@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -200,4 +201,41 @@ func TestStreamSplitKeyRefused(t *testing.T) {
 	err = c.Close()
 	require.ErrorIs(t, err, ErrSecretLeak)
 	require.ErrorContains(t, err, "response stream (assembled)")
+}
+
+// TestStreamEndsAtDone: a provider that keeps the connection open after
+// "data: [DONE]" (pings) has answered in full; recording stops reading
+// there (attack round 3: recording waited for the deadline).
+func TestStreamEndsAtDone(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case <-hold:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+				fmt.Fprint(w, ": ping\n\n")
+				w.(http.Flusher).Flush()
+			}
+		}
+	}))
+	defer srv.Close()
+	c, err := Open(filepath.Join(t.TempDir(), LLMCassette), ModeRecord)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{"stream":true}`))
+	resp, err := c.Client().Do(req)
+	require.NoError(t, err, "the response came before the deadline")
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(string(body), "data: [DONE]\n\n"), "%q", body)
+	require.NoError(t, c.Close())
+	require.Len(t, c.Interactions()[0].EventMS, 2)
 }

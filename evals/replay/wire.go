@@ -59,7 +59,7 @@ func (t wire) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err == nil && int64(len(body)) > t.max {
 		err = fmt.Errorf("response over %s", byteSize(t.max))
 	}
-	if err == nil && resp.ContentLength >= 0 && int64(len(body)) != resp.ContentLength {
+	if err == nil && resp.ContentLength >= 0 && int64(len(body)) != resp.ContentLength && !isEventStream(resp.Header) {
 		err = fmt.Errorf("response body cut after %d of %d bytes", len(body), resp.ContentLength)
 	}
 	if err == nil {
@@ -177,8 +177,15 @@ func readEvents(r io.Reader, max int64, start time.Time) ([]byte, []int64, error
 				if i < 0 {
 					break
 				}
+				done := isDoneEvent(body[scan : scan+i])
 				scan += i
 				offsets = append(offsets, ms)
+				if done {
+					// The stream's own end: a provider that keeps the
+					// connection open after it (pings, a slow close) has
+					// answered in full; what follows is not read.
+					return body[:scan], offsets, nil
+				}
 			}
 		}
 		if err == io.EOF {
@@ -188,6 +195,17 @@ func readEvents(r io.Reader, max int64, start time.Time) ([]byte, []int64, error
 			return body, offsets, err
 		}
 	}
+}
+
+// isDoneEvent reports whether an event block is the chat-completions
+// stream's terminator, "data: [DONE]".
+func isDoneEvent(ev []byte) bool {
+	for _, line := range bytes.FieldsFunc(ev, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && string(bytes.TrimSpace(v)) == "[DONE]" {
+			return true
+		}
+	}
+	return false
 }
 
 // eventEnd returns the index just after the first blank line that ends an

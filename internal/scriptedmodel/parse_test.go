@@ -52,6 +52,8 @@ func TestParseScript(t *testing.T) {
 			"parse script: line 1: turn 1: fault slow: needs the reply to send after the delay"},
 		{"negative delay", "- reply: a\n  fault: {kind: slow, delay_ms: -5}\n", nil,
 			"parse script: line 1: turn 1: fault slow: delay_ms -5 is negative"},
+		{"delay that would overflow (attack round 3)", "- reply: a\n  fault: {kind: slow, delay_ms: 9223372036854775807}\n", nil,
+			"parse script: line 1: turn 1: fault slow: delay_ms 9223372036854775807 is over 3600000 (one hour)"},
 		{"retry_after on server_error", "- fault: {kind: server_error, retry_after_s: 5}\n", nil,
 			"parse script: line 1: turn 1: fault server_error: retry_after_s only applies to rate_limit"},
 		{"code on malformed", "- fault: {kind: malformed, code: x}\n", nil,

@@ -112,7 +112,8 @@ type Fault struct {
 	Kind FaultKind `yaml:"kind" json:"kind"`
 	// RetryAfterS is the Retry-After header value in seconds (rate_limit).
 	RetryAfterS int `yaml:"retry_after_s,omitempty" json:"retry_after_s,omitempty"`
-	// DelayMS is the delay before answering, in milliseconds (slow).
+	// DelayMS is the delay before answering, in milliseconds (slow), at
+	// most MaxDelayMS.
 	DelayMS int `yaml:"delay_ms,omitempty" json:"delay_ms,omitempty"`
 	// Code is the provider error code to put in the body (rate_limit,
 	// business_error, error_body); a default is used when empty.
@@ -147,6 +148,9 @@ func (t Turn) validate() error {
 	}
 	if f.DelayMS < 0 {
 		return fmt.Errorf("fault %s: delay_ms %d is negative", f.Kind, f.DelayMS)
+	}
+	if f.DelayMS > MaxDelayMS {
+		return fmt.Errorf("fault %s: delay_ms %d is over %d (one hour)", f.Kind, f.DelayMS, MaxDelayMS)
 	}
 	if f.AfterChunks < 0 {
 		return fmt.Errorf("fault %s: after_chunks %d is negative", f.Kind, f.AfterChunks)
@@ -206,6 +210,10 @@ func faultKinds() []FaultKind {
 }
 
 // kindList is faultKinds for messages: "rate_limit, server_error, …".
+// MaxDelayMS is the longest slow-fault delay a script may ask for (one
+// hour, in milliseconds); a larger value would overflow time.Duration.
+const MaxDelayMS = 3_600_000
+
 var kindList = func() string {
 	kinds := faultKinds()
 	s := make([]string, len(kinds))
