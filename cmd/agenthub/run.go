@@ -34,33 +34,26 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	tracePath := fs.String("trace", "", "also write the trace as JSON Lines to this file")
 	quiet := fs.Bool("q", false, "no console trace on stderr")
 	toolChoice := fs.String("tool-choice", "", "with a tools-protocol prompt (native-tools): tool_choice to send: auto, none, required or a tool name (default: not sent)")
-	stream := fs.Bool("stream", false, "ask for the reply as a server-sent event stream (with usage) and assemble it")
-	temperature := fs.Float64("temperature", 0, "sampling temperature (0 is greedy)")
-	noTemperature := fs.Bool("no-temperature", false, "send no temperature (OpenAI o-series and other reasoning models refuse one)")
-	topP := &optionalFloat{}
-	fs.Var(topP, "top-p", "nucleus sampling `p`, 0 to 1 (default: not sent)")
-	seed := &optionalInt{}
-	fs.Var(seed, "seed", "sampling `seed` for providers that support one (default: not sent)")
-	maxTokens := fs.Int("max-tokens", 0, "most tokens per reply, sent as max_tokens (0: not sent)")
-	noStop := fs.Bool("no-stop", false, "send no stop sequence (OpenAI o-series refuse one); the reply is not cut at \"Observation:\" either")
+	var sampling samplingFlags
+	sampling.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkRunArgs(fs, *maxSteps, *timeout); err != nil {
 		return err
 	}
-	if *noTemperature && flagSet(fs, "temperature") {
-		return usageErrorf("run: --temperature and --no-temperature: give one")
-	}
 	task := fs.Arg(0)
 	key := e.getenv(*keyEnv)
 	if key == "" && !isLocalURL(*baseURL) {
 		return usageErrorf("run: no API key: set the environment variable %s (or name another with --api-key-env); a local --base-url (Ollama, vLLM, llama.cpp) needs none; to try without a provider, serve a script with 'agenthub serve-scripted'", *keyEnv)
 	}
-	client, err := llm.NewClient(llm.Config{BaseURL: *baseURL, APIKey: key, Model: *model,
-		Temperature: *temperature, NoTemperature: *noTemperature, TopP: topP.v, Seed: seed.v,
-		MaxTokens: *maxTokens, NoStop: *noStop, Stream: *stream,
-		HTTPClient: &http.Client{}}) // the run's deadline bounds each call
+	cfg, err := sampling.config(fs)
+	if err != nil {
+		return err
+	}
+	cfg.BaseURL, cfg.APIKey, cfg.Model = *baseURL, key, *model
+	cfg.HTTPClient = &http.Client{} // the run's deadline bounds each call
+	client, err := llm.NewClient(cfg)
 	if err != nil {
 		return usageErrorf("run: %v", err)
 	}
@@ -68,35 +61,22 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErrorf("run: workspace: %v", err)
 	}
-	if err := checkImageService(ctx, *imageURL); err != nil {
-		fmt.Fprintf(e.stderr, "%s: warning: image service not reachable at %s (%v); start it with: go run ./cmd/imaged\n", programName, *imageURL, err)
-	}
 	ts := []agent.Tool{&tools.Echo{}, tools.NewImageScaling(ws, *imageURL, &http.Client{Timeout: 30 * time.Second})}
 
 	// The key (and a password in the base URL) never reaches the console,
 	// the trace or the answer; nor does anything key-shaped.
 	mask := secret.New(key, secret.URLPassword(*baseURL))
-	var observers []agent.Observer
-	if !*quiet {
-		console := secret.NewWriter(e.stderr, mask)
-		defer console.Flush()
-		observers = append(observers, agent.NewConsoleObserver(console))
+	observers, jsonl, closeTrace, err := runObservers(e, *quiet, *tracePath, mask)
+	if err != nil {
+		return err
 	}
-	var jsonl *agent.JSONLObserver
-	if *tracePath != "" {
-		f, err := os.Create(*tracePath)
-		if err != nil {
-			return usageErrorf("run: trace: %v", err)
-		}
-		defer f.Close()
-		tw := secret.NewWriter(f, mask)
-		defer tw.Flush() // before Close; every event ends its line, so nothing waits
-		jsonl = agent.NewJSONLObserver(tw)
-		observers = append(observers, jsonl)
-	}
+	defer closeTrace()
 	a, err := agent.New(client, ts, agent.Config{MaxSteps: *maxSteps, Timeout: *timeout, Prompt: *prompt, ToolChoice: *toolChoice}, agent.WithObserver(agent.MultiObserver(observers...)))
 	if err != nil {
 		return usageErrorf("run: %v", err) // an unknown prompt variant lists the valid ones
+	}
+	if err := checkImageService(ctx, *imageURL); err != nil {
+		fmt.Fprintf(e.stderr, "%s: warning: image service not reachable at %s (%v); start it with: go run ./cmd/imaged\n", programName, *imageURL, err)
 	}
 	res, runErr := a.Run(ctx, task)
 	if jsonl != nil && jsonl.Err() != nil {
@@ -112,6 +92,64 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return failedErrorf("run: the model gave up: %s", mask.MaskString(res.Answer))
 	}
 	return failedErrorf("run: %s: %s", res.Outcome, mask.MaskString(fmt.Sprint(runErr)))
+}
+
+// samplingFlags are run's sampling and streaming flags.
+type samplingFlags struct {
+	stream, noTemperature, noStop *bool
+	temperature                   *float64
+	topP                          optionalFloat
+	seed                          optionalInt
+	maxTokens                     *int
+}
+
+func (f *samplingFlags) register(fs *flag.FlagSet) {
+	f.stream = fs.Bool("stream", false, "ask for the reply as a server-sent event stream (with usage) and assemble it")
+	f.temperature = fs.Float64("temperature", 0, "sampling temperature (0 is greedy)")
+	f.noTemperature = fs.Bool("no-temperature", false, "send no temperature (OpenAI o-series and other reasoning models refuse one)")
+	fs.Var(&f.topP, "top-p", "nucleus sampling `p`, 0 to 1 (default: not sent)")
+	fs.Var(&f.seed, "seed", "sampling `seed` for providers that support one (default: not sent)")
+	f.maxTokens = fs.Int("max-tokens", 0, "most tokens per reply, sent as max_tokens (0: not sent)")
+	f.noStop = fs.Bool("no-stop", false, "send no stop sequence (OpenAI o-series refuse one); the reply is not cut at \"Observation:\" either")
+}
+
+// config is the client configuration the flags ask for.
+func (f *samplingFlags) config(fs *flag.FlagSet) (llm.Config, error) {
+	if *f.noTemperature && flagSet(fs, "temperature") {
+		return llm.Config{}, usageErrorf("run: --temperature and --no-temperature: give one")
+	}
+	return llm.Config{Temperature: *f.temperature, NoTemperature: *f.noTemperature, TopP: f.topP.v, Seed: f.seed.v,
+		MaxTokens: *f.maxTokens, NoStop: *f.noStop, Stream: *f.stream}, nil
+}
+
+// runObservers builds run's observers: the console trace on stderr
+// (unless quiet) and the JSONL trace file (when tracePath is set), both
+// through the masking writer; closeTrace flushes and closes them.
+func runObservers(e *env, quiet bool, tracePath string, mask *secret.Detector) (obs []agent.Observer, jsonl *agent.JSONLObserver, closeTrace func(), err error) {
+	var closers []func()
+	closeTrace = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	if !quiet {
+		console := secret.NewWriter(e.stderr, mask)
+		closers = append(closers, func() { console.Flush() })
+		obs = append(obs, agent.NewConsoleObserver(console))
+	}
+	if tracePath != "" {
+		f, err := os.Create(tracePath)
+		if err != nil {
+			closeTrace()
+			return nil, nil, nil, usageErrorf("run: trace: %v", err)
+		}
+		tw := secret.NewWriter(f, mask)
+		// Flush before Close; every event ends its line, so nothing waits.
+		closers = append(closers, func() { f.Close() }, func() { tw.Flush() })
+		jsonl = agent.NewJSONLObserver(tw)
+		obs = append(obs, jsonl)
+	}
+	return obs, jsonl, closeTrace, nil
 }
 
 // checkRunArgs checks the TASK argument and the budgets of run.
