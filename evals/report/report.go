@@ -72,6 +72,11 @@ type Tokens struct {
 	Prompt int `json:"prompt"`
 	// Completion is the number of generated tokens.
 	Completion int `json:"completion"`
+	// Reasoning is the part of Completion a reasoning model spent
+	// reasoning, and Cached the part of Prompt served from the provider's
+	// prompt cache, as the provider reported them (0: not reported).
+	Reasoning int `json:"reasoning,omitempty"`
+	Cached    int `json:"cached,omitempty"`
 }
 
 // Latency is the latency recorded in a run's cassettes.
@@ -556,7 +561,7 @@ func (r Report) validate() error {
 		default:
 			return fmt.Errorf("run %s: unknown verdict %q", run.ID, run.Verdict)
 		}
-		if run.ModelCalls < 0 || run.ToolCalls < 0 || run.ParseErrors < 0 || run.Tokens.Prompt < 0 || run.Tokens.Completion < 0 ||
+		if run.ModelCalls < 0 || run.ToolCalls < 0 || run.ParseErrors < 0 || run.Tokens.Prompt < 0 || run.Tokens.Completion < 0 || run.Tokens.Reasoning < 0 || run.Tokens.Cached < 0 ||
 			run.RecordedMS.Model < 0 || run.RecordedMS.Tool < 0 || (run.RecordedMS.FirstToken != nil && *run.RecordedMS.FirstToken < 0) || run.ReplayMS < 0 {
 			return fmt.Errorf("run %s: negative count or duration", run.ID)
 		}
