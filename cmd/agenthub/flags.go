@@ -19,11 +19,11 @@ func newFlagSet(e *env, name, synopsis, example string) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		w := e.stdout
-		fmt.Fprintf(w, "Usage: %s %s\n\n", programName, synopsis)
+		fmt.Fprintf(w, "Usage: %s %s\n", programName, synopsis)
 		n := 0
 		fs.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 {
-			fmt.Fprintf(w, "Flags:\n")
+			fmt.Fprintf(w, "\nFlags:\n")
 			fs.SetOutput(w)
 			fs.PrintDefaults()
 			fs.SetOutput(io.Discard)
