@@ -214,8 +214,8 @@ func RenderTable(w io.Writer, r Report) error {
 		}
 	}
 	g := r.Summary.Group
-	fmt.Fprintf(ew, "\n%d runs: %d pass, %d fail, %d error; pass rate %s of judged runs; model calls mean %s p50 %s p95 %s; step efficiency %s; failure paths handled %d/%d; tokens/run %s\n",
-		g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate), fmtNum(g.ModelCalls.Mean), fmtNum(g.ModelCalls.P50),
+	fmt.Fprintf(ew, "\n%s: %d pass, %d fail, %d error; pass rate %s of judged runs; model calls mean %s p50 %s p95 %s; step efficiency %s; failure paths handled %d/%d; tokens/run %s\n",
+		runsCount(g.Total), g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate), fmtNum(g.ModelCalls.Mean), fmtNum(g.ModelCalls.P50),
 		fmtNum(g.ModelCalls.P95), fmtRatio(g.StepEfficiency), g.FailurePathsHandled, g.FailurePathsExercised, fmtNum(g.TokensPerRun))
 	writeProblems(ew, r)
 	if ew.err != nil {
@@ -299,7 +299,7 @@ func mdEscape(s string) string {
 func renderMarkdown(w io.Writer, r Report) error {
 	ew := &errWriter{w: w}
 	g := r.Summary.Group
-	fmt.Fprintf(ew, "## Eval results\n\n**%d runs: %d pass, %d fail, %d error** (pass rate %s of judged runs)\n\n", g.Total, g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate))
+	fmt.Fprintf(ew, "## Eval results\n\n**%s: %d pass, %d fail, %d error** (pass rate %s of judged runs)\n\n", runsCount(g.Total), g.Pass, g.Fail, g.Error, fmtPercent(g.PassRate))
 	hdr, ttft := header(r), streamed(r)
 	align := []string{"---", "---", "---"}
 	for range hdr[3:] {
@@ -441,4 +441,12 @@ func RenderJUnit(w io.Writer, r Report) error {
 		return fmt.Errorf("render junit: %w", ew.err)
 	}
 	return nil
+}
+
+// runsCount renders a number of runs: "1 run", "88 runs".
+func runsCount(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return strconv.Itoa(n) + " runs"
 }
