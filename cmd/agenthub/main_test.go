@@ -30,6 +30,10 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// Scripts can reach the repository's fixtures through $REPO.
 			env.Setenv("REPO", wd+"/../..")
+			// Under -race every agenthub process the scripts start would
+			// sleep a second at exit waiting for late reports (the race
+			// detector's default); the test binary itself keeps it.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			return nil
 		},
 	})
