@@ -6,11 +6,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/dnaeon/go-vcr.v2/cassette"
+	"gopkg.in/dnaeon/go-vcr.v2/recorder"
 
 	"github.com/agenthub/agenthub/agent/llm"
 	"github.com/agenthub/agenthub/internal/scriptedmodel"
@@ -145,4 +148,61 @@ func BenchmarkReplayStream(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkOpenAndReplay50 opens a 50-interaction cassette and replays
+// every interaction through it, against the same done by raw go-vcr v2.3.0
+// (its recorder in replaying mode, matching method and path): the ratio of the two is what our matcher, canonical forms and
+// checks cost over go-vcr's own load and lookup.
+func BenchmarkOpenAndReplay50(b *testing.B) {
+	srv := newChatServer(b)
+	dir := b.TempDir()
+	path := filepath.Join(dir, LLMCassette)
+	bodies := benchBodies(benchInteractions)
+	c, err := Open(path, ModeRecord, WithTransport(srv.Client().Transport))
+	require.NoError(b, err)
+	for _, body := range bodies {
+		benchPost(b, c.Client(), srv.URL, body)
+	}
+	require.NoError(b, c.Close())
+
+	b.Run("agenthub", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			c, err := Open(path, ModeReplay)
+			if err != nil {
+				b.Fatal(err)
+			}
+			client := c.Client()
+			for _, body := range bodies {
+				benchPost(b, client, srv.URL, body)
+			}
+			if err := c.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("go-vcr", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			rec, err := recorder.NewAsMode(strings.TrimSuffix(path, ".yaml"), recorder.ModeReplaying, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rec.SkipRequestLatency = true
+			// Saved URLs name "localhost" (redaction): match the method and
+			// the path, as go-vcr users do for random ports.
+			rec.SetMatcher(func(r *http.Request, i cassette.Request) bool {
+				u, err := url.Parse(i.URL)
+				return err == nil && r.Method == i.Method && r.URL.Path == u.Path
+			})
+			client := &http.Client{Transport: rec}
+			for _, body := range bodies {
+				benchPost(b, client, srv.URL, body)
+			}
+			if err := rec.Stop(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
