@@ -145,7 +145,7 @@ type run struct {
 // ErrDeadline, ErrCancelled or ErrLLM (test with errors.Is). Result is
 // always filled in, up to the point where the run stopped.
 func (a *Agent) Run(ctx context.Context, task string) (Result, error) {
-	runCtx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	runCtx, cancel := a.withTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
 	r := &run{a: a, ctx: runCtx, parent: ctx, recovered: map[string]bool{}, start: a.clock.Now()}
 	a.emit(Event{Type: EventRunStarted, Task: task})
@@ -162,6 +162,15 @@ func (a *Agent) Run(ctx context.Context, task string) (Result, error) {
 }
 
 func (a *Agent) emit(e Event) { a.obs.OnEvent(e) }
+
+// withTimeout makes a deadline on the agent's clock when it can
+// (TimeoutClock: virtual deadlines in replay), on the wall clock otherwise.
+func (a *Agent) withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if tc, ok := a.clock.(TimeoutClock); ok {
+		return tc.WithTimeout(ctx, d)
+	}
+	return context.WithTimeout(ctx, d)
+}
 
 // loop is the ReAct loop over the step budget.
 func (r *run) loop() {
@@ -514,7 +523,7 @@ type toolResult struct {
 // tool that overruns its timeout becomes tool_timeout even if it ignores
 // its context (its goroutine is then abandoned).
 func (r *run) execute(t Tool, input string) (string, error) {
-	ctx, cancel := context.WithTimeout(r.ctx, r.a.cfg.ToolTimeout)
+	ctx, cancel := r.a.withTimeout(r.ctx, r.a.cfg.ToolTimeout)
 	defer cancel()
 	ch := make(chan toolResult, 1)
 	go func() {

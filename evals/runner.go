@@ -379,18 +379,28 @@ func (r *Runner) replayJob(ctx context.Context, j Job, ws string) (RunInput, err
 	if err != nil {
 		return RunInput{}, err
 	}
-	rec, err := replay.OpenRecording(cassettes, r.id(j), replay.ModeReplay, replay.WithRerecordHint(r.rerecordHint(j)))
+	clock := newReplayClock()
+	rec, err := replay.OpenRecording(cassettes, r.id(j), replay.ModeReplay, replay.WithRerecordHint(r.rerecordHint(j)),
+		replay.WithDeadlineClock(clock.AdvanceToDeadline))
 	if err != nil {
 		return RunInput{}, fmt.Errorf("%w; record it with: %s", err, r.rerecordHint(j))
 	}
 	defer rec.Discard()
-	return r.replay(ctx, j, ws, rec)
+	return r.replay(ctx, j, ws, rec, clock)
 }
 
-// replay runs the agent on a recording opened in ModeReplay and closes it.
-func (r *Runner) replay(ctx context.Context, j Job, ws string, rec *replay.Recording) (RunInput, error) {
+// newReplayClock is the virtual clock of one replayed run (see
+// agent.ReplayClock); its start is fixed, so replays do not depend on the
+// day.
+func newReplayClock() *agent.ReplayClock {
+	return agent.NewReplayClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+}
+
+// replay runs the agent on a recording opened in ModeReplay with clock's
+// deadline hook, and closes it.
+func (r *Runner) replay(ctx context.Context, j Job, ws string, rec *replay.Recording, clock *agent.ReplayClock) (RunInput, error) {
 	svc := services{rec: rec, llmBase: replayLLMHost + rec.BasePath(), model: rec.Meta().Model,
-		imageBase: replayImageBase, clock: agent.NoSleepClock{}}
+		imageBase: replayImageBase, clock: clock}
 	in, _, err := r.runAgent(ctx, j, ws, svc, rec)
 	if err != nil {
 		return in, err
@@ -543,7 +553,8 @@ func (r *Runner) meta(j Job, svc services, hash string) replay.Meta {
 // verify replays a staged recording in a fresh workspace: it must replay
 // without a miss or an unused interaction and end as the live run did.
 func (r *Runner) verify(ctx context.Context, j Job, rec *replay.Recording, live RunInput) error {
-	v, err := rec.Verify(replay.WithRerecordHint(r.rerecordHint(j)))
+	clock := newReplayClock()
+	v, err := rec.Verify(replay.WithRerecordHint(r.rerecordHint(j)), replay.WithDeadlineClock(clock.AdvanceToDeadline))
 	if err != nil {
 		return err
 	}
@@ -553,7 +564,7 @@ func (r *Runner) verify(ctx context.Context, j Job, rec *replay.Recording, live 
 		return err
 	}
 	defer os.RemoveAll(ws)
-	got, err := r.replay(ctx, j, ws, v)
+	got, err := r.replay(ctx, j, ws, v, clock)
 	if err == nil && (got.Result.Outcome != live.Result.Outcome || len(got.Result.Steps) != len(live.Result.Steps)) {
 		err = fmt.Errorf("it replays to %s after %d model calls, the live run ended %s after %d",
 			got.Result.Outcome, len(got.Result.Steps), live.Result.Outcome, len(live.Result.Steps))

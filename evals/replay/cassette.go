@@ -46,6 +46,8 @@ type config struct {
 	maxBody   int64
 	maxFile   int64
 	modelMax  int64
+	// reachDeadline moves a virtual clock to a request's deadline.
+	reachDeadline func(context.Context)
 }
 
 // WithTransport sets the real transport that ModeRecord and
@@ -83,6 +85,16 @@ func WithMaxResponseBytes(n int64) Option {
 // WithMaxResponseBytes. The harness gives the model client's own cap here.
 func WithModelMaxResponseBytes(n int64) Option {
 	return func(c *config) { c.modelMax = n }
+}
+
+// WithDeadlineClock makes replay of a recorded deadline cut-off (see
+// TransportErrorHeader) call reach with the replaying request's context
+// before waiting for it to end: reach moves a virtual clock to that
+// context's deadline (agent.ReplayClock.AdvanceToDeadline), so the recorded
+// cut-off happens at once, at exactly the recorded request. Without it the
+// replay waits for the request's real deadline.
+func WithDeadlineClock(reach func(context.Context)) Option {
+	return func(c *config) { c.reachDeadline = reach }
 }
 
 // WithMaxCassetteBytes caps the size of a cassette file that Open reads
@@ -350,7 +362,9 @@ func (c *Cassette) Client() *http.Client { return &http.Client{Transport: c.Tran
 
 // Transport returns the cassette's http.RoundTripper. A recorded transport
 // failure (see TransportErrorHeader) comes back as an error.
-func (c *Cassette) Transport() http.RoundTripper { return errorReplayer{transport{c}} }
+func (c *Cassette) Transport() http.RoundTripper {
+	return errorReplayer{rt: transport{c}, reach: c.cfg.reachDeadline}
+}
 
 // Interactions describes the cassette's interactions: in replay modes
 // those loaded at Open, followed by those recorded so far; after Close in a

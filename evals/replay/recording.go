@@ -63,7 +63,8 @@ func (id RunID) check() error {
 //  2. every recorded response was read to its end within the size cap
 //     (WithMaxResponseBytes), or is a transport failure caused by the
 //     request's own deadline (the run deadline or a tool timeout cut it off;
-//     it replays by waiting for the replaying request's deadline), or a
+//     it replays as the replaying request's deadline, see
+//     WithDeadlineClock), or a
 //     server-sent-event stream the provider broke off after its headers
 //     (kept with its events and the break, see StreamErrorHeader, which
 //     replays the same way); any other transport failure (no such host,

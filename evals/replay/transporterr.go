@@ -20,9 +20,10 @@ import (
 // status TransportErrorStatus and this header; the caller still receives
 // the original error. In replay the interaction turns back into that error:
 // a deadline or cancellation is replayed by waiting until the replaying
-// request's own context ends (a run with a deadline reproduces it in real
-// time, never longer than that deadline), any other error is returned at
-// once.
+// request's own context ends — at once when the cassette was opened
+// WithDeadlineClock (the harness's virtual clock moves to that deadline),
+// in real time otherwise, never longer than that deadline — and any other
+// error is returned at once.
 const TransportErrorHeader = "X-Agenthub-Transport-Error"
 
 // TransportErrorStatus is the status code of a recorded transport failure
@@ -82,7 +83,13 @@ func (t errorRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // errorReplayer is the outermost transport: it turns a recorded transport
 // failure back into an error, in every mode.
-type errorReplayer struct{ rt http.RoundTripper }
+type errorReplayer struct {
+	rt http.RoundTripper
+	// reach, when set, is called before waiting for the replaying
+	// request's deadline (WithDeadlineClock): it moves a virtual clock to
+	// that deadline, so that nothing waits on real time.
+	reach func(context.Context)
+}
 
 func (t errorReplayer) RoundTrip(r *http.Request) (*http.Response, error) {
 	holder := &errHolder{}
@@ -111,6 +118,9 @@ func (t errorReplayer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	if _, ok := ctx.Deadline(); !ok && ctx.Err() == nil {
 		return nil, fmt.Errorf("replayed transport failure: %s (the replaying request has no deadline to wait for)", msg)
+	}
+	if t.reach != nil && strings.HasPrefix(msg, "context: "+contextDeadline) {
+		t.reach(ctx)
 	}
 	<-ctx.Done()
 	return nil, ctx.Err()
