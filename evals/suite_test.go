@@ -3,6 +3,7 @@ package evals_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,19 +218,58 @@ func TestPlanFilters(t *testing.T) {
 	}
 }
 
-// BenchmarkEvalSuite replays the whole bundled suite in process, as
-// `agenthub eval` does.
+// BenchmarkEvalSuite replays the bundled suite in process, as `agenthub
+// eval` does, at 1×, 10× and 50× its size (copies of every scenario and
+// recording under new ids, generated in a temp folder), and reports the
+// cost per run: ns/run and B/run should stay flat as the suite grows.
 func BenchmarkEvalSuite(b *testing.B) {
-	scenarios, r := suite(b)
-	jobs := r.Plan(scenarios, evals.Filter{})
-	b.ReportAllocs()
-	for b.Loop() {
-		runs := r.Run(context.Background(), jobs)
-		if rep := report.New(runs); rep.Summary.Pass != len(jobs) {
-			b.Fatalf("%d of %d runs passed", rep.Summary.Pass, len(jobs))
+	for _, copies := range []int{1, 10, 50} {
+		b.Run(fmt.Sprintf("x%d", copies), func(b *testing.B) {
+			scenarios, r := suite(b)
+			if copies > 1 {
+				scenarios, r = scaledSuite(b, scenarios, copies)
+			}
+			jobs := r.Plan(scenarios, evals.Filter{})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				runs := r.Run(context.Background(), jobs)
+				if rep := report.New(runs); rep.Summary.Pass != len(jobs) {
+					b.Fatalf("%d of %d runs passed", rep.Summary.Pass, len(jobs))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(jobs)), "ns/run")
+			b.ReportMetric(float64(len(jobs)), "runs/op")
+		})
+	}
+}
+
+// scaledSuite copies every scenario n times under the ids <id>-cK, with
+// its recordings (meta.json naming the new id), into a temp cassette
+// folder; workspaces stay in the repository.
+func scaledSuite(b *testing.B, scenarios []*scenario.Scenario, n int) ([]*scenario.Scenario, *evals.Runner) {
+	b.Helper()
+	dir := b.TempDir()
+	var out []*scenario.Scenario
+	for k := 1; k <= n; k++ {
+		for _, sc := range scenarios {
+			cp := *sc
+			cp.ID = fmt.Sprintf("%s-c%d", sc.ID, k)
+			out = append(out, &cp)
+			src := filepath.Join("..", "cassettes", sc.ID)
+			dst := filepath.Join(dir, cp.ID)
+			require.NoError(b, os.CopyFS(dst, os.DirFS(src)))
+			metas, err := filepath.Glob(filepath.Join(dst, "*", "*", replay.MetaFile))
+			require.NoError(b, err)
+			for _, m := range metas {
+				data, err := os.ReadFile(m)
+				require.NoError(b, err)
+				data = []byte(strings.Replace(string(data), `"scenario": "`+sc.ID+`"`, `"scenario": "`+cp.ID+`"`, 1))
+				require.NoError(b, os.WriteFile(m, data, 0o644))
+			}
 		}
 	}
-	b.ReportMetric(float64(len(jobs)), "runs/op")
+	return out, &evals.Runner{Root: "..", CassetteDir: dir}
 }
 
 // TestBundledSuiteCoverage keeps the suite's promises: at least 24
