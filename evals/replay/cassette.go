@@ -470,6 +470,10 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// interactions are in the order the requests were served.
 	c.liveMu.Lock()
 	defer c.liveMu.Unlock()
+	if err := r.Context().Err(); err != nil {
+		// The caller gave up before anything was sent: nothing to record.
+		return nil, err
+	}
 	c.mu.Lock()
 	before := len(c.captured)
 	c.mu.Unlock()
@@ -477,9 +481,14 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.rec.RoundTrip(r)
 	if err != nil {
 		c.mu.Lock()
-		if len(c.captured) == before {
+		switch {
+		case len(c.captured) == before && r.Context().Err() != nil && errors.Is(err, r.Context().Err()):
+			// go-vcr stopped before the real transport because the caller's
+			// context ended (every failure of the real transport itself is
+			// recorded by errorRecorder): nothing went on the wire.
+		case len(c.captured) == before:
 			c.lost = append(c.lost, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err))
-		} else {
+		default:
 			// Recorded, but the caller's context ended as it arrived:
 			// go-vcr then returns the context's error.
 			c.served = append(c.served, -1)
