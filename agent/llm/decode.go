@@ -79,7 +79,13 @@ func (t *textField) UnmarshalJSON(b []byte) error {
 // argumentsField is function.arguments: a JSON string as the model wrote
 // it, or (some servers) the arguments object itself, kept as its compact
 // JSON text; null is "".
-type argumentsField string
+type argumentsField struct {
+	text string // the decoded arguments
+	// raw is, for a JSON string, its bytes between the quotes with the
+	// escapes kept (nil otherwise): a stream may split a character or a
+	// \u surrogate pair between two deltas, which decode only once joined.
+	raw []byte
+}
 
 func (a *argumentsField) UnmarshalJSON(b []byte) error {
 	s, err := stringOr(b, func(b []byte) (string, error) {
@@ -87,7 +93,10 @@ func (a *argumentsField) UnmarshalJSON(b []byte) error {
 		err := json.Compact(&buf, b)
 		return validUTF8(buf.String()), err
 	})
-	*a = argumentsField(s)
+	a.text = s
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' {
+		a.raw = append([]byte{}, b[1:n-1]...)
+	}
 	return err
 }
 
@@ -107,7 +116,7 @@ func validUTF8(s string) string {
 // toolCall is the ToolCall of one whole (not streamed) call.
 func (tc *toolCallJSON) toolCall() ToolCall {
 	call := ToolCall{ID: tc.ID, Type: tc.Type,
-		Function: FunctionCall{Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)}}
+		Function: FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments.text}}
 	if call.Type == "" {
 		call.Type = "function"
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxStreamToolCalls is the most distinct tool calls a stream may open; a
@@ -197,6 +198,11 @@ type callParts struct {
 	index      int
 	id, typ    string
 	name, args []byte // not strings.Builder: the slice of calls grows by copying
+	// raw joins the arguments' JSON string bytes, escapes kept, while every
+	// piece came as a string (rawBroken otherwise): decoded once at the
+	// end, a character or surrogate pair split between deltas comes whole.
+	raw       []byte
+	rawBroken bool
 }
 
 // add takes one event; done reports the [DONE] event.
@@ -277,8 +283,13 @@ func (a *assembler) addDelta(d *messageJSON) error {
 			p.typ = tc.Type
 		}
 		p.name = append(p.name, tc.Function.Name...)
-		p.args = append(p.args, tc.Function.Arguments...)
-		a.size += len(tc.ID) + len(tc.Type) + len(tc.Function.Name) + len(tc.Function.Arguments)
+		args := tc.Function.Arguments
+		p.args = append(p.args, args.text...)
+		if args.raw == nil && args.text != "" {
+			p.rawBroken = true
+		}
+		p.raw = append(p.raw, args.raw...)
+		a.size += len(tc.ID) + len(tc.Type) + len(tc.Function.Name) + len(args.text) + len(args.raw)
 	}
 	if a.size > MaxResponseBytes {
 		return a.malformed("assembled reply exceeds %d bytes", MaxResponseBytes)
@@ -324,7 +335,7 @@ func (a *assembler) reply() Reply {
 	slices.SortStableFunc(a.calls, func(x, y callParts) int { return cmp.Compare(x.index, y.index) })
 	for i := range a.calls {
 		p := &a.calls[i]
-		call := ToolCall{ID: p.id, Type: p.typ, Function: FunctionCall{Name: string(p.name), Arguments: string(p.args)}}
+		call := ToolCall{ID: p.id, Type: p.typ, Function: FunctionCall{Name: string(p.name), Arguments: p.arguments()}}
 		if call.Type == "" {
 			call.Type = "function"
 		}
@@ -367,4 +378,20 @@ func (a *assembler) malformed(format string, args ...any) error {
 func retryableCode(code string) bool {
 	n, err := strconv.Atoi(code)
 	return err == nil && n >= 400 && n <= 599 && retryableStatus(n, code)
+}
+
+// arguments is the call's arguments: its string pieces decoded as one
+// JSON string when they all came as strings and join into one (a split
+// character or surrogate pair is then whole), else the pieces as each
+// decoded.
+func (p *callParts) arguments() string {
+	if !p.rawBroken && len(p.raw) > 0 {
+		quoted := make([]byte, 0, len(p.raw)+2)
+		quoted = append(append(append(quoted, '"'), p.raw...), '"')
+		var s string
+		if json.Unmarshal(quoted, &s) == nil && utf8.ValidString(s) && !strings.ContainsRune(s, utf8.RuneError) {
+			return s
+		}
+	}
+	return string(p.args)
 }

@@ -260,3 +260,27 @@ func TestAssembleStreamIndexOrder(t *testing.T) {
 	}
 	require.Equal(t, []string{"min", "neg", "max"}, names)
 }
+
+// TestAssembleStreamJoinsSplitCharacters: arguments whose pieces split a
+// UTF-8 character or a \u surrogate pair between deltas come whole
+// (attack round 3: they became U+FFFD).
+func TestAssembleStreamJoinsSplitCharacters(t *testing.T) {
+	zhong := "中" // 3 bytes
+	piece := func(i int, raw string) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"echo\",\"arguments\":\"%s\"}}]}}]}\n\n", raw)
+	}
+	tests := []struct{ name, a, b, want string }{
+		{"raw UTF-8 split", `{\"text\":\"` + zhong[:1], zhong[1:] + `\"}`, `{"text":"中"}`},
+		{"surrogate pair split", `{\"text\":\"\ud83d`, `\ude00\"}`, `{"text":"😀"}`},
+		{"plain pieces", `{\"text\":`, `\"ok\"}`, `{"text":"ok"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := piece(0, tt.a) + piece(0, tt.b) + "data: [DONE]\n\n"
+			r, err := AssembleStream(strings.NewReader(body))
+			require.NoError(t, err)
+			require.Len(t, r.ToolCalls, 1)
+			require.Equal(t, tt.want, r.ToolCalls[0].Function.Arguments)
+		})
+	}
+}
