@@ -895,15 +895,6 @@ func decide(protocol parser.Protocol, step int, text string, reply llm.Reply) (p
 	return parser.DecideCalls(reply.Content, calls)
 }
 
-// recordedReply decodes one recorded model response as the model client
-// does: an event stream is assembled, any other body decoded.
-func recordedReply(r replay.RecordedResponse) (llm.Reply, error) {
-	if r.Status >= 200 && r.Status <= 299 && llm.IsEventStream("", []byte(r.Body)) {
-		return llm.AssembleStream(strings.NewReader(r.Body))
-	}
-	return llm.DecodeResponse(r.Status, []byte(r.Body))
-}
-
 // checkDecisions checks that the recorded decisions hold exactly the model
 // replies of the run's llm cassette, in order, as the model client decodes
 // them, and returns those replies: a decisions file that was edited,
@@ -912,7 +903,7 @@ func recordedReply(r replay.RecordedResponse) (llm.Reply, error) {
 func checkDecisions(responses []replay.RecordedResponse, recs []RecordedDecision) ([]llm.Reply, error) {
 	var replies []llm.Reply
 	for _, r := range responses {
-		if reply, err := recordedReply(r); err == nil {
+		if reply, err := llm.DecodeBody(r.Status, []byte(r.Body)); err == nil {
 			replies = append(replies, reply)
 		}
 	}

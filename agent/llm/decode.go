@@ -209,6 +209,17 @@ func IsEventStream(contentType string, prefix []byte) bool {
 	return len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[')
 }
 
+// DecodeBody decodes a whole recorded response body with its status as the
+// client would have read it: an event stream (IsEventStream on its start)
+// as a streaming call assembles it (AssembleStream), any other body as
+// DecodeResponse does.
+func DecodeBody(status int, body []byte) (Reply, error) {
+	if status >= 200 && status <= 299 && IsEventStream("", body) {
+		return AssembleStream(bytes.NewReader(body))
+	}
+	return DecodeResponse(status, body)
+}
+
 // DecodeResponse turns the HTTP status and body of a chat-completions
 // response into the Reply of its first choice, as Chat does before it cuts
 // the reply at the stop sequence and reads Retry-After (RetryAfter is

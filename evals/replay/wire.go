@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agenthub/agenthub/agent/llm"
 )
 
 // wire is the transport directly above the real one while recording: it
@@ -149,11 +151,9 @@ const EventTimesHeader = "X-Agenthub-Event-Ms"
 // refused as a lost response.
 const StreamErrorHeader = "X-Agenthub-Stream-Error"
 
-// isEventStream reports whether a response is a server-sent-event stream.
-func isEventStream(h http.Header) bool {
-	ct := strings.ToLower(h.Get("Content-Type"))
-	return strings.HasPrefix(strings.TrimSpace(ct), "text/event-stream")
-}
+// isEventStream reports whether a response is a server-sent-event stream
+// by its Content-Type, as the model client decides it (llm.IsEventStream).
+func isEventStream(h http.Header) bool { return llm.IsEventStream(h.Get("Content-Type"), nil) }
 
 // readEvents reads a stream body to its end (at most max bytes) and notes
 // when each event's terminating blank line arrived.
